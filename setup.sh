@@ -1,0 +1,32 @@
+#!/bin/sh
+# Installs everything tilecam needs on Debian (system packages as root, then a virtualenv in
+# .venv).  Safe to run again: it only installs what is missing.
+set -e
+cd "$(dirname "$0")"
+
+APT_PACKAGES="tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu chromium libgl1 libglib2.0-0 fonts-dejavu-core python3-venv"
+missing=""
+for pkg in $APT_PACKAGES; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing="$missing $pkg"
+done
+if [ -n "$missing" ]; then
+    if [ "$(id -u)" = "0" ]; then
+        echo "setup: installing system packages:$missing"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+    else
+        echo "setup: please install these Debian packages first (as root):$missing" >&2
+        exit 1
+    fi
+fi
+
+PYTHON="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+    "$PYTHON" -m venv .venv
+fi
+stamp=.venv/.tilecam-installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+    .venv/bin/python -m pip install -q --upgrade pip
+    .venv/bin/python -m pip install -q -e '.[test]'
+    touch "$stamp"
+fi

@@ -1,0 +1,5 @@
+import sys
+
+from tilecam.cli import main
+
+sys.exit(main())
