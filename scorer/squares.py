@@ -8,7 +8,7 @@ Square(row=7, col=7)
 >>> str(Square(0, 14))
 'O1'
 >>> premium(Square.parse("A1")), premium(Square.parse("H8")), premium(Square.parse("B2"))
-('TW', 'DW', 'DW')
+('TW', '*', 'DW')
 """
 
 from __future__ import annotations

@@ -1,0 +1,430 @@
+"""Placing tiles: legality, the words a placement forms, and their score.
+
+A :class:`Placement` is the set of *new* tiles a player puts down.  :func:`score_play` checks it
+against every placement rule, finds the main word and each cross word, and scores them.
+
+>>> from scorer.tiles import TileSet
+>>> en = TileSet.named("en")
+>>> board = Board()
+>>> horn = score_play(board, Placement.from_position("8E", "HORN", board, en), en)
+>>> horn.score, horn.position, horn.main.text
+(14, '8E', 'HORN')
+>>> board.place(horn.placement.as_dict())
+>>> farm = score_play(board, Placement.from_position("G6", "FA.M", board, en), en)
+>>> farm.seed_notation
+'FA(R)M G6 13'
+>>> score_play(board, Placement.from_position("1A", "XI", board, en), en)
+Traceback (most recent call last):
+...
+scorer.rules.IllegalPlay: not_connected: the play touches no tile already on the board
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from scorer.board import Board
+from scorer.squares import (
+    CENTRE_COL,
+    CENTRE_ROW,
+    COLUMNS,
+    MULTIPLIERS,
+    PREMIUM_LAYOUT,
+    SIZE,
+    Direction,
+    Square,
+)
+from scorer.tiles import TileError, TileSet, is_blank
+
+BINGO_BONUS = 50
+
+_LETTER_MULT = [[MULTIPLIERS[p][0] for p in row] for row in PREMIUM_LAYOUT]
+_WORD_MULT = [[MULTIPLIERS[p][1] for p in row] for row in PREMIUM_LAYOUT]
+
+
+class IllegalPlay(ValueError):
+    """A placement that breaks a rule.  ``code`` names the rule, the message says where.
+
+    Codes: ``no_tiles``, ``off_board``, ``duplicate_square``, ``square_taken``,
+    ``unknown_letter``, ``not_in_line``, ``gap``, ``first_play_off_star``,
+    ``first_play_one_tile``, ``not_connected``, ``played_through_mismatch``, ``bad_position``.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """New tiles put on the board in one turn, with the main-word direction if it was stated.
+
+    ``direction`` matters only for a one-tile play, where it says which of the two words is the
+    main word (GCG records state it; a camera cannot, so it is ``None`` there).
+    """
+
+    tiles: tuple[tuple[Square, str], ...]
+    direction: Direction | None = None
+
+    @staticmethod
+    def of(tiles: Mapping[Square, str], direction: Direction | None = None) -> Placement:
+        return Placement(tuple(sorted(tiles.items())), direction)
+
+    def as_dict(self) -> dict[Square, str]:
+        return dict(self.tiles)
+
+    @property
+    def squares(self) -> list[Square]:
+        return [sq for sq, _ in self.tiles]
+
+    def transposed(self) -> Placement:
+        d = None if self.direction is None else self.direction.other
+        return Placement(tuple(sorted((sq.transposed(), t) for sq, t in self.tiles)), d)
+
+    @staticmethod
+    def from_position(
+        position: str, word: str | Iterable[str], board: Board, tileset: TileSet
+    ) -> Placement:
+        """Read a GCG-style position and word against ``board``.
+
+        ``position`` is ``8D`` (row first: across) or ``D8`` (column first: down), case-insensitive.
+        ``word`` spells the whole main word; a played-through square is ``.`` or the letter that
+        is already there (older records), optionally inside parentheses.  Lower case = blank.
+        """
+        start, direction = parse_position(position)
+        if isinstance(word, str):
+            tiles = tileset.split(word.replace("(", "").replace(")", ""))
+        else:
+            tiles = tuple(word)
+        dr, dc = direction.step
+        new: list[tuple[Square, str]] = []
+        for i, tile in enumerate(tiles):
+            r, c = start.row + dr * i, start.col + dc * i
+            if r >= SIZE or c >= SIZE:
+                raise IllegalPlay(
+                    "off_board", f"{position} {_join(tiles)} runs off the board at tile {i + 1}"
+                )
+            existing = board.cells[r * SIZE + c]
+            if tile == ".":
+                if existing is None:
+                    raise IllegalPlay(
+                        "played_through_mismatch",
+                        f"{position} {_join(tiles)}: '.' at {Square(r, c)} but the square is empty",
+                    )
+                continue
+            if existing is not None:
+                if existing == tile or (existing.upper() == tile.upper() and is_blank(existing)):
+                    continue  # an older record writes the played-through letter itself
+                raise IllegalPlay(
+                    "square_taken",
+                    f"{position} {_join(tiles)}: {Square(r, c)} already holds {existing!r}",
+                )
+            new.append((Square(r, c), tile))
+        return Placement(tuple(new), direction)
+
+
+@dataclass(frozen=True, slots=True)
+class FormedWord:
+    """One word made by a play, with its score."""
+
+    start: Square
+    direction: Direction
+    tiles: tuple[str, ...]
+    new: tuple[bool, ...]
+    score: int
+
+    @property
+    def text(self) -> str:
+        """The word in upper case (what a dictionary is asked)."""
+        return "".join(self.tiles).upper()
+
+    @property
+    def position(self) -> str:
+        return position_name(self.start, self.direction)
+
+    @property
+    def squares(self) -> list[Square]:
+        dr, dc = self.direction.step
+        return [Square(self.start.row + dr * i, self.start.col + dc * i) for i in range(len(self.tiles))]
+
+    @property
+    def gcg_word(self) -> str:
+        """The word as GCG writes it: played-through tiles as ``.``, blanks in lower case."""
+        return "".join(t if n else "." for t, n in zip(self.tiles, self.new, strict=True))
+
+    @property
+    def marked(self) -> str:
+        """Played-through tiles in parentheses: ``A(D)DITiON(AL)``."""
+        out: list[str] = []
+        inside = False
+        for tile, is_new in zip(self.tiles, self.new, strict=True):
+            if not is_new and not inside:
+                out.append("(")
+                inside = True
+            elif is_new and inside:
+                out.append(")")
+                inside = False
+            out.append(tile)
+        if inside:
+            out.append(")")
+        return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredPlay:
+    """A legal placement with every word it forms and the total score."""
+
+    placement: Placement
+    main: FormedWord
+    cross: tuple[FormedWord, ...]
+    score: int
+    bingo: bool
+
+    @property
+    def words(self) -> tuple[FormedWord, ...]:
+        return (self.main, *self.cross)
+
+    @property
+    def position(self) -> str:
+        return self.main.position
+
+    @property
+    def gcg_word(self) -> str:
+        return self.main.gcg_word
+
+    @property
+    def seed_notation(self) -> str:
+        """The rule sheet's notation: ``A(D)DITiON(AL) D3 74``."""
+        return f"{self.main.marked} {self.main.position} {self.score}"
+
+    @property
+    def tiles_used(self) -> int:
+        return len(self.placement.tiles)
+
+
+def parse_position(position: str) -> tuple[Square, Direction]:
+    """``"8D"`` -> (D8, across); ``"D8"`` -> (D8, down).
+
+    >>> parse_position("8d")
+    (Square(row=7, col=3), <Direction.ACROSS: 'across'>)
+    >>> parse_position("h12")
+    (Square(row=11, col=7), <Direction.DOWN: 'down'>)
+    """
+    text = position.strip()
+    if text[:1].isdigit():
+        digits = text.rstrip("ABCDEFGHIJKLMNOabcdefghijklmno")
+        letter = text[len(digits) :]
+        direction = Direction.ACROSS
+    else:
+        letter, digits = text[:1], text[1:]
+        direction = Direction.DOWN
+    if len(letter) != 1 or letter.upper() not in COLUMNS or not digits.isdigit():
+        raise IllegalPlay("bad_position", f"{position!r} is not a position like 8D or D8")
+    row = int(digits)
+    if not 1 <= row <= SIZE:
+        raise IllegalPlay("off_board", f"{position!r}: row {row} is off the board")
+    return Square(row - 1, COLUMNS.index(letter.upper())), direction
+
+
+def position_name(start: Square, direction: Direction) -> str:
+    """The GCG position of a word: row first when across, column first when down."""
+    col, row = COLUMNS[start.col], start.row + 1
+    return f"{row}{col}" if direction is Direction.ACROSS else f"{col}{row}"
+
+
+def _join(tiles: Iterable[str]) -> str:
+    return "".join(tiles)
+
+
+def _run(
+    cells: list[str | None], new: dict[int, str], r: int, c: int, dr: int, dc: int
+) -> tuple[int, int, list[int]]:
+    """The maximal run of occupied-or-new cells through (r, c) along (dr, dc)."""
+    while True:
+        pr, pc = r - dr, c - dc
+        if pr < 0 or pc < 0:
+            break
+        i = pr * SIZE + pc
+        if cells[i] is None and i not in new:
+            break
+        r, c = pr, pc
+    start_r, start_c = r, c
+    idx: list[int] = []
+    while r < SIZE and c < SIZE:
+        i = r * SIZE + c
+        if cells[i] is None and i not in new:
+            break
+        idx.append(i)
+        r, c = r + dr, c + dc
+    return start_r, start_c, idx
+
+
+def _word(
+    cells: list[str | None],
+    new: dict[int, str],
+    r: int,
+    c: int,
+    direction: Direction,
+    tileset: TileSet,
+) -> FormedWord:
+    dr, dc = direction.step
+    sr, sc, idx = _run(cells, new, r, c, dr, dc)
+    total = 0
+    word_mult = 1
+    tiles: list[str] = []
+    fresh: list[bool] = []
+    for i in idx:
+        if i in new:
+            tile = new[i]
+            rr, cc = divmod(i, SIZE)
+            total += tileset.value(tile) * _LETTER_MULT[rr][cc]
+            word_mult *= _WORD_MULT[rr][cc]
+            fresh.append(True)
+        else:
+            tile = cells[i]  # type: ignore[assignment]
+            total += tileset.value(tile)
+            fresh.append(False)
+        tiles.append(tile)
+    return FormedWord(Square(sr, sc), direction, tuple(tiles), tuple(fresh), total * word_mult)
+
+
+def check_placement(board: Board, placement: Placement, tileset: TileSet) -> Direction:
+    """Raise :class:`IllegalPlay` unless the placement is legal; return the main-word direction."""
+    tiles = placement.tiles
+    if not tiles:
+        raise IllegalPlay("no_tiles", "the play places no tiles")
+    cells = board.cells
+    seen: set[Square] = set()
+    for square, tile in tiles:
+        if square in seen:
+            raise IllegalPlay("duplicate_square", f"two tiles on {square}")
+        seen.add(square)
+        if cells[square.row * SIZE + square.col] is not None:
+            raise IllegalPlay(
+                "square_taken", f"{square} already holds {cells[square.row * SIZE + square.col]!r}"
+            )
+        try:
+            if tile == "?":
+                raise TileError("a blank on the board must name its letter")
+            tileset.check_letter(tile)
+        except TileError as exc:
+            raise IllegalPlay("unknown_letter", f"{square}: {exc}") from None
+    rows = {sq.row for sq in seen}
+    cols = {sq.col for sq in seen}
+    if len(rows) > 1 and len(cols) > 1:
+        raise IllegalPlay(
+            "not_in_line",
+            "the tiles are not all in one row or one column: "
+            + ", ".join(str(sq) for sq in sorted(seen)),
+        )
+    if len(tiles) == 1:
+        direction = placement.direction or Direction.ACROSS
+    else:
+        direction = Direction.ACROSS if len(rows) == 1 else Direction.DOWN
+    # The line from the first to the last new tile must be unbroken.
+    first, last = min(seen), max(seen)
+    dr, dc = direction.step
+    r, c = first.row, first.col
+    while (r, c) != (last.row, last.col):
+        r, c = r + dr, c + dc
+        if Square(r, c) not in seen and cells[r * SIZE + c] is None:
+            raise IllegalPlay(
+                "gap", f"{Square(r, c)} is empty between {first} and {last}: the line is broken"
+            )
+    if board.is_empty():
+        if Square(CENTRE_ROW, CENTRE_COL) not in seen:
+            raise IllegalPlay("first_play_off_star", "the first play must cover the centre star H8")
+        if len(tiles) < 2:
+            raise IllegalPlay("first_play_one_tile", "the first play must place at least 2 tiles")
+    else:
+        touches = any(
+            board.get(sq.row + a, sq.col + b) is not None
+            for sq in seen
+            for a, b in ((-1, 0), (1, 0), (0, -1), (0, 1))
+        )
+        if not touches:
+            raise IllegalPlay("not_connected", "the play touches no tile already on the board")
+    return direction
+
+
+def score_play(
+    board: Board,
+    placement: Placement,
+    tileset: TileSet,
+    bingo_sizes: frozenset[int] | set[int] = frozenset({7}),
+    bingo_bonus: int = BINGO_BONUS,
+) -> ScoredPlay:
+    """Check a placement and score it: main word, every cross word, premiums under new tiles
+    only, blanks worth 0, word premiums multiplying, and the bingo bonus when the number of tiles
+    placed is in ``bingo_sizes`` (7 in the standard game; 7, 8 or 9 with 9-tile racks)."""
+    direction = check_placement(board, placement, tileset)
+    cells = board.cells
+    new = {sq.row * SIZE + sq.col: t for sq, t in placement.tiles}
+    anchor = placement.tiles[0][0]
+    main = _word(cells, new, anchor.row, anchor.col, direction, tileset)
+    if len(main.tiles) < 2 and len(placement.tiles) == 1:
+        # One tile stated (or assumed) across but forming only a down word: the down word is main.
+        direction = direction.other
+        main = _word(cells, new, anchor.row, anchor.col, direction, tileset)
+    cross: list[FormedWord] = []
+    other = direction.other
+    for square, _ in placement.tiles:
+        w = _word(cells, new, square.row, square.col, other, tileset)
+        if len(w.tiles) > 1:
+            cross.append(w)
+    bingo = len(placement.tiles) in bingo_sizes
+    total = main.score + sum(w.score for w in cross) + (bingo_bonus if bingo else 0)
+    return ScoredPlay(
+        Placement(placement.tiles, direction), main, tuple(cross), total, bingo
+    )
+
+
+def words_with_unknown_blanks(
+    board: Board, tiles: Mapping[Square, str]
+) -> list[tuple[str | int, ...]]:
+    """The words a placement forms, with each blank of unknown letter (``"?"``) as an int id.
+
+    This is what :meth:`scorer.lexicon.Lexicon.blank_solutions` takes to find the letters a blank
+    must stand for.  Ids number the unknown blanks in square order.
+
+    >>> board = Board.from_rows(["." * 15] * 7 + [".......AT......"] + ["." * 15] * 7)
+    >>> words_with_unknown_blanks(board, {Square.parse("J8"): "?"})
+    [('A', 'T', 0)]
+    """
+    ordered = sorted(tiles.items())
+    ids = {sq: n for n, sq in enumerate(sq for sq, t in ordered if t == "?")}
+    new = {sq.row * SIZE + sq.col: t for sq, t in ordered}
+    cells = board.cells
+    rows = {sq.row for sq, _ in ordered}
+    directions = [Direction.ACROSS, Direction.DOWN]
+    if len(ordered) > 1:
+        main = Direction.ACROSS if len(rows) == 1 else Direction.DOWN
+        directions = [main]
+    out: list[tuple[str | int, ...]] = []
+    seen: set[tuple[int, ...]] = set()
+
+    def add(r: int, c: int, d: Direction) -> None:
+        _, _, idx = _run(cells, new, r, c, *d.step)
+        if len(idx) < 2 or tuple(idx) in seen:
+            return
+        seen.add(tuple(idx))
+        word: list[str | int] = []
+        for i in idx:
+            if i in new:
+                sq = Square(*divmod(i, SIZE))
+                word.append(ids[sq] if new[i] == "?" else new[i].upper())
+            else:
+                word.append(cells[i].upper())  # type: ignore[union-attr]
+        out.append(tuple(word))
+
+    first = ordered[0][0]
+    if len(ordered) == 1:
+        for d in directions:
+            add(first.row, first.col, d)
+        return out
+    add(first.row, first.col, directions[0])
+    for sq, _ in ordered:
+        add(sq.row, sq.col, directions[0].other)
+    return out
