@@ -147,7 +147,8 @@ class FormedWord:
     @property
     def squares(self) -> list[Square]:
         dr, dc = self.direction.step
-        return [Square(self.start.row + dr * i, self.start.col + dc * i) for i in range(len(self.tiles))]
+        r, c = self.start.row, self.start.col
+        return [Square(r + dr * i, c + dc * i) for i in range(len(self.tiles))]
 
     @property
     def gcg_word(self) -> str:

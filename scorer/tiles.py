@@ -142,7 +142,7 @@ class TileSet:
         return tuple(out)
 
     def check_letter(self, tile: str) -> None:
-        """Raise :class:`TileError` unless ``tile`` is a letter of this set (either case) or ``?``."""
+        """Raise :class:`TileError` unless ``tile`` is a letter of the set (any case) or ``?``."""
         if tile == BLANK:
             return
         if tile.upper() not in self.counts or tile.upper() == BLANK:
