@@ -1,0 +1,172 @@
+"""The uncalibrated reader: stock Tesseract, used the way it works best.
+
+Every Tesseract call starts a process (about 100 ms), so all the tiles to read go into ONE
+image: each tile's isolated glyph (binarised, the point-value digit already dropped, see
+:func:`vision.letters.extract_glyph`) is scaled to a common letter height, drawn black on
+white in its own cell of a grid with wide spacing, and the sheet is read once with a whitelist
+of the tile set's letters.  Each recognised character's box is mapped back to its cell.
+
+>>> import numpy as np
+>>> sheet, cells = compose_sheet([np.full((20, 6), 255, np.uint8)] * 3, columns=2)
+>>> sheet.shape, cells[2]
+((128, 128), (0, 64, 64, 64))
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from scorer.tiles import TileSet
+from vision.letters import LetterGuess
+
+#: Height of a letter on the sheet, in pixels (measured best among 28-40 px on real tiles).
+LETTER_PX = 32
+#: Side of one cell of the sheet: wide white space keeps letters apart as separate words.
+CELL_PX = 64
+#: Cells per row of the sheet.
+COLUMNS = 12
+
+#: White border around the sheet (Tesseract misreads text touching the image's edge).
+BORDER_PX = 16
+
+_CHARACTER = re.compile(
+    r"x_bboxes (-?\d+) (-?\d+) (-?\d+) (-?\d+); x_conf ([\d.]+)[^>]*>([^<]*)<"
+)
+
+#: Tesseract language data for a tile set code; other sets use English data.
+LANGUAGES: dict[str, str] = {"de": "deu", "en": "eng"}
+
+
+class TesseractUnavailable(RuntimeError):
+    """The tesseract program or its language data is not installed."""
+
+
+def compose_sheet(
+    inks: Sequence[np.ndarray], columns: int = COLUMNS
+) -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:
+    """One white sheet with each glyph (uint8 ink masks, 255 = ink) black in its own cell.
+
+    Returns the sheet and each glyph's cell as ``(x, y, w, h)``.
+    """
+    rows = max(1, -(-len(inks) // columns))
+    width = CELL_PX * min(columns, max(1, len(inks)))
+    sheet = np.full((rows * CELL_PX, width), 255, np.uint8)
+    cells: list[tuple[int, int, int, int]] = []
+    for i, ink in enumerate(inks):
+        x, y = (i % columns) * CELL_PX, (i // columns) * CELL_PX
+        cells.append((x, y, CELL_PX, CELL_PX))
+        h, w = ink.shape
+        scale = LETTER_PX / max(h, 1)
+        # A multi-letter tile may be wide: never let it leave its cell.
+        scale = min(scale, (CELL_PX - 16) / max(w, 1))
+        size = (max(1, round(w * scale)), max(1, round(h * scale)))
+        glyph = cv2.resize(ink, size, interpolation=cv2.INTER_LINEAR)
+        gh, gw = glyph.shape
+        oy, ox = y + (CELL_PX - gh) // 2, x + (CELL_PX - gw) // 2
+        sheet[oy : oy + gh, ox : ox + gw] = np.where(glyph > 127, 0, 255).astype(np.uint8)
+    return sheet, cells
+
+
+def parse_hocr_characters(hocr: str) -> list[tuple[int, int, int, int, float, str]]:
+    """Character boxes ``(x0, y0, x1, y1, confidence 0..100, text)`` of Tesseract's hOCR.
+
+    >>> parse_hocr_characters("<span class='ocrx_cinfo' title='x_bboxes 3 4 20 30; "
+    ...                       "x_conf 97.5'>&#196;</span>")
+    [(3, 4, 20, 30, 97.5, 'Ä')]
+    """
+    out = []
+    for m in _CHARACTER.finditer(hocr):
+        text = html.unescape(m.group(6)).strip()
+        if text:
+            x0, y0, x1, y1 = (int(m.group(i)) for i in range(1, 5))
+            out.append((x0, y0, x1, y1, float(m.group(5)), text))
+    return out
+
+
+class TesseractReader:
+    """Reads many isolated tile glyphs with one Tesseract process.
+
+    ``read`` returns one :class:`LetterGuess` per glyph: a letter of the tile set with
+    Tesseract's confidence (0..1), or ``"?"`` with confidence 0 where Tesseract saw nothing.
+    """
+
+    def __init__(self, tileset: TileSet | str = "en", psm: int = 6) -> None:
+        self.tileset = tileset if isinstance(tileset, TileSet) else TileSet.named(tileset)
+        self.language = LANGUAGES.get(self.tileset.code, "eng")
+        self.psm = psm
+        whitelist = sorted({ch for tile in self.tileset.letters for ch in tile})
+        self.whitelist = "".join(whitelist)
+        self._tiles_by_text = {tile.replace("·", ""): tile for tile in self.tileset.letters}
+        self._tiles_by_text.update({tile: tile for tile in self.tileset.letters})
+
+    def _config(self) -> str:
+        # hOCR with character boxes gives every character's box and confidence in one run;
+        # the word-level table would merge the spaced letters of a row into one word.
+        return (
+            f"--psm {self.psm} -c tessedit_char_whitelist={self.whitelist}"
+            " -c hocr_char_boxes=1"
+        )
+
+    def read(self, inks: Sequence[np.ndarray]) -> list[LetterGuess]:
+        """Read glyph ink masks (uint8, 255 = ink, upright) in one Tesseract call."""
+        if len(inks) == 0:
+            return []
+        import pytesseract
+
+        if shutil.which(pytesseract.pytesseract.tesseract_cmd) is None:
+            raise TesseractUnavailable(
+                f"tesseract program {pytesseract.pytesseract.tesseract_cmd!r} not found"
+            )
+        sheet, cells = compose_sheet(inks)
+        # A white border: Tesseract misreads text touching the image's edge.
+        sheet = cv2.copyMakeBorder(
+            sheet, BORDER_PX, BORDER_PX, BORDER_PX, BORDER_PX, cv2.BORDER_CONSTANT, value=255
+        )
+        try:
+            hocr = pytesseract.image_to_pdf_or_hocr(
+                sheet, lang=self.language, config=self._config(), extension="hocr"
+            )
+        except pytesseract.TesseractError as exc:
+            raise TesseractUnavailable(f"tesseract failed: {exc}") from exc
+        per_cell: dict[int, list[tuple[float, str, float]]] = {}
+        for x0, y0, x1, y1, conf, text in parse_hocr_characters(hocr.decode("utf-8")):
+            cx = (x0 + x1) / 2 - BORDER_PX
+            cy = (y0 + y1) / 2 - BORDER_PX
+            index = self._cell_at(cells, cx, cy)
+            if index is not None:
+                per_cell.setdefault(index, []).append((cx, text.upper(), conf))
+        return [self._guess(per_cell.get(i, [])) for i in range(len(inks))]
+
+    def _guess(self, characters: list[tuple[float, str, float]]) -> LetterGuess:
+        """The tile that the characters Tesseract saw in one cell spell."""
+        if not characters:
+            return LetterGuess("?", 0.0)
+        characters.sort()
+        text = "".join(c[1] for c in characters)
+        confidence = min(c[2] for c in characters) / 100.0
+        tile = self._tiles_by_text.get(text)
+        if tile is not None:
+            return LetterGuess(tile, confidence)
+        # Extra characters in one cell (a stroke read twice): the surest one is the guess.
+        best = max(characters, key=lambda c: c[2])
+        tile = self._tiles_by_text.get(best[1], best[1])
+        return LetterGuess(tile, 0.5 * best[2] / 100.0)
+
+    @staticmethod
+    def _cell_at(
+        cells: Sequence[tuple[int, int, int, int]], x: float, y: float
+    ) -> int | None:
+        if not cells:
+            return None
+        columns = max(1, sum(1 for c in cells if c[1] == 0))
+        col, row = int(x // CELL_PX), int(y // CELL_PX)
+        if col < 0 or col >= columns or row < 0:
+            return None
+        index = row * columns + col
+        return index if index < len(cells) else None
