@@ -1,0 +1,873 @@
+"""Move generation: every legal play of a rack on a board, scored, best first.
+
+The search is Appel and Jacobson's: the words are held in a minimised DAWG (a trie whose equal
+sub-trees are shared, :class:`WordGraph`); for each row (and each column, on the transposed
+board) the squares next to tiles are *anchors*, each empty square gets the set of tiles its
+cross word allows, and plays are grown from each anchor: a left part drawn from the rack (or the
+tiles already left of the anchor), then rightwards through the anchor, letting the graph prune
+every prefix that starts no word.  Scores are summed along the way; a play is built into a
+:class:`~scorer.rules.ScoredPlay` equal to what :func:`~scorer.rules.score_play` returns for it.
+
+>>> words = ["HORN", "FARM", "FARMS", "HORNS", "OF", "ON", "NO", "OR", "SO", "MO", "AM", "AS"]
+>>> plays = generate_plays(Board(), "HORNFSX", words)
+>>> [p.seed_notation for p in plays[:3]]
+['HORNS 8D 24', 'HORNS H4 24', 'HORNS 8H 18']
+>>> len(plays)
+38
+>>> board = Board()
+>>> board.place(plays[0].placement.as_dict())
+>>> best_play(board, "FARM", words).seed_notation
+'FA(R)M F6 17'
+
+A blank (``"?"`` in the rack) is tried as every letter; it lands on the board in lower case:
+
+>>> best_play(Board(), "?ARM", words).seed_notation
+'fARM 8E 10'
+
+Words are held as sequences of tiles, read with the tile set's own split (longest tile first),
+so in Spanish ``"CHARRO"`` is ``CH A RR O`` and a C tile followed by an H tile does not spell it.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from scorer.board import Board
+from scorer.lexicon import Lexicon, normalise
+from scorer.rules import BINGO_BONUS, FormedWord, Placement, ScoredPlay
+from scorer.squares import (
+    CENTRE_COL,
+    CENTRE_ROW,
+    MULTIPLIERS,
+    PREMIUM_LAYOUT,
+    SIZE,
+    Direction,
+    Square,
+)
+from scorer.tiles import BLANK, TileError, TileSet, face
+
+__all__ = [
+    "Game",
+    "Turn",
+    "WordGraph",
+    "best_play",
+    "generate_game",
+    "generate_plays",
+]
+
+#: What the generator accepts as a word list.
+Words = Iterable[str]
+
+_SQUARES: tuple[Square, ...] = tuple(Square(i // SIZE, i % SIZE) for i in range(SIZE * SIZE))
+# Premium multipliers per orientation: index 0 reads the board row by row (across plays),
+# index 1 reads it column by column (down plays, on the transposed board).
+_LETTER_MULT: tuple[tuple[tuple[int, ...], ...], ...] = (
+    tuple(tuple(MULTIPLIERS[p][0] for p in row) for row in PREMIUM_LAYOUT),
+    tuple(tuple(MULTIPLIERS[PREMIUM_LAYOUT[r][c]][0] for r in range(SIZE)) for c in range(SIZE)),
+)
+_WORD_MULT: tuple[tuple[tuple[int, ...], ...], ...] = (
+    tuple(tuple(MULTIPLIERS[p][1] for p in row) for row in PREMIUM_LAYOUT),
+    tuple(tuple(MULTIPLIERS[PREMIUM_LAYOUT[r][c]][1] for r in range(SIZE)) for c in range(SIZE)),
+)
+_DIRECTIONS = (Direction.ACROSS, Direction.DOWN)
+
+
+# -- the word graph ------------------------------------------------------------------------------
+
+
+class WordGraph:
+    """A minimised DAWG of a word list, spelt in the tiles of one tile set.
+
+    Node ``0`` is the root; ``edges[n]`` maps a tile (upper case) to the next node and
+    ``terminal[n]`` says whether the tiles read from the root to ``n`` spell a word.  Words of
+    fewer than two tiles are left out (a play never forms one), as are words with a letter the
+    tile set has no tile for (:attr:`skipped` counts them).
+
+    >>> graph = WordGraph.build(["cat", "cats", "bat", "bats", "a", "öl"], TileSet.named("en"))
+    >>> len(graph), graph.skipped, "BATS" in graph, "BA" in graph
+    (4, 1, True, False)
+    >>> graph.node_count   # BAT(S) and CAT(S) share their tails: a trie would need 9
+    5
+    """
+
+    __slots__ = ("edges", "terminal", "tileset", "word_count", "skipped", "build_seconds")
+
+    def __init__(
+        self,
+        edges: list[dict[str, int]],
+        terminal: bytes,
+        tileset: TileSet,
+        word_count: int,
+        skipped: int,
+        build_seconds: float,
+    ) -> None:
+        """Wrap a built graph; use :meth:`build` or :meth:`cached` instead."""
+        self.edges = edges
+        self.terminal = terminal
+        self.tileset = tileset
+        self.word_count = word_count
+        self.skipped = skipped
+        self.build_seconds = build_seconds
+
+    @classmethod
+    def build(cls, words: Words, tileset: TileSet | None = None) -> WordGraph:
+        """Build the graph of ``words`` (any case) for ``tileset`` (English by default).
+
+        Incremental construction over the sorted words (Daciuk et al. 2000): after each word,
+        the part of the previous word's path that the new word does not share is frozen,
+        each node being replaced by an equal one already registered when there is one.
+        """
+        started = time.perf_counter()
+        tileset = tileset or TileSet.named("en")
+        spelt, skipped = _spell(words, tileset)
+        edges: list[dict[str, int]] = [{}]
+        terminal = [False]
+        register: dict[tuple[bool, tuple[tuple[str, int], ...]], int] = {}
+        # The path of the last word inserted, still open to change: (parent, tile, child).
+        open_path: list[tuple[int, str, int]] = []
+
+        def freeze(down_to: int) -> None:
+            while len(open_path) > down_to:
+                parent, tile, child = open_path.pop()
+                # Children were added in sorted order, so the items are a canonical signature.
+                signature = (terminal[child], tuple(edges[child].items()))
+                twin = register.get(signature)
+                if twin is None:
+                    register[signature] = child
+                else:
+                    edges[parent][tile] = twin
+
+        previous: Sequence[str] = ()
+        for word in spelt:
+            common = 0
+            for a, b in zip(word, previous, strict=False):
+                if a != b:
+                    break
+                common += 1
+            freeze(common)
+            node = open_path[-1][2] if open_path else 0
+            for tile in word[common:]:
+                child = len(edges)
+                edges.append({})
+                terminal.append(False)
+                edges[node][tile] = child
+                open_path.append((node, tile, child))
+                node = child
+            terminal[node] = True
+            previous = word
+        freeze(0)
+
+        # Renumber the nodes still reachable, so the lists hold no replaced duplicates.
+        number = {0: 0}
+        order = [0]
+        for node in order:
+            for child in edges[node].values():
+                if child not in number:
+                    number[child] = len(order)
+                    order.append(child)
+        compact = [{tile: number[c] for tile, c in edges[n].items()} for n in order]
+        flags = bytes(terminal[n] for n in order)
+        return cls(
+            compact, flags, tileset, len(spelt), skipped, time.perf_counter() - started
+        )
+
+    @classmethod
+    def cached(cls, words: Words | WordGraph, tileset: TileSet | None = None) -> WordGraph:
+        """The graph of ``words`` for ``tileset``, built once and kept (the last few lists).
+
+        A :class:`~scorer.lexicon.Lexicon` is recognised by its word set, so asking again
+        with the same lexicon costs a dictionary look-up; any other iterable is read and
+        normalised each time (about a tenth of a second for ENABLE) to find its entry.
+        """
+        tileset = tileset or TileSet.named("en")
+        if isinstance(words, WordGraph):
+            if words.tileset != tileset:
+                raise ValueError(
+                    f"the word graph was built for the {words.tileset.name} tile set,"
+                    f" not the {tileset.name} one"
+                )
+            return words
+        if isinstance(words, Lexicon):
+            key_words = words.words
+        elif isinstance(words, frozenset):
+            key_words = frozenset(normalise(w) for w in words)
+        else:
+            if isinstance(words, str | bytes):
+                raise TypeError("words must be an iterable of words, not a single string")
+            key_words = frozenset(normalise(w.strip()) for w in words if w.strip())
+        key = (tileset, key_words)
+        graph = _GRAPH_CACHE.get(key)
+        if graph is None:
+            graph = cls.build(key_words, tileset)
+            _GRAPH_CACHE[key] = graph
+            while len(_GRAPH_CACHE) > _GRAPH_CACHE_SIZE:
+                _GRAPH_CACHE.popitem(last=False)
+        else:
+            _GRAPH_CACHE.move_to_end(key)
+        return graph
+
+    def walk(self, tiles: Iterable[str], node: int = 0) -> int | None:
+        """The node reached by reading ``tiles`` (upper case) from ``node``; ``None`` when no
+        word continues that way."""
+        edges = self.edges
+        for tile in tiles:
+            node = edges[node].get(tile)  # type: ignore[assignment]
+            if node is None:
+                return None
+        return node
+
+    def __contains__(self, word: object) -> bool:
+        if isinstance(word, str):
+            tiles: Sequence[str] = self.tileset.split(normalise(word))
+        elif isinstance(word, tuple | list):
+            tiles = [normalise(t) for t in word]
+        else:
+            return False
+        node = self.walk(tiles)
+        return node is not None and bool(self.terminal[node])
+
+    def __len__(self) -> int:
+        return self.word_count
+
+    @property
+    def node_count(self) -> int:
+        return len(self.edges)
+
+    @property
+    def edge_count(self) -> int:
+        return sum(len(e) for e in self.edges)
+
+    def __repr__(self) -> str:
+        return (
+            f"<WordGraph {self.tileset.code}: {self.word_count} words,"
+            f" {self.node_count} nodes, {self.edge_count} edges>"
+        )
+
+
+_GRAPH_CACHE: OrderedDict[tuple[TileSet, frozenset[str]], WordGraph] = OrderedDict()
+_GRAPH_CACHE_SIZE = 4
+
+
+def _spell(words: Iterable[str], tileset: TileSet) -> tuple[list[Sequence[str]], int]:
+    """The distinct words of two or more tiles as sorted tile sequences, and how many words
+    were skipped for a letter outside the tile set."""
+    letters = frozenset(tileset.letters)
+    distinct = {normalise(w) for w in words}
+    skipped = 0
+    if all(len(t) == 1 for t in letters):
+        # One character per tile: a string already is its own tile sequence.
+        out: list[Sequence[str]] = []
+        for word in distinct:
+            if not set(word) <= letters:
+                skipped += 1
+            elif len(word) >= 2:
+                out.append(word)
+        out.sort()
+        return out, skipped
+    spelt: list[tuple[str, ...]] = []
+    for word in distinct:
+        tiles = tileset.split(word)
+        if not all(t in letters for t in tiles):
+            skipped += 1
+        elif len(tiles) >= 2:
+            spelt.append(tiles)
+    spelt.sort()
+    return list(spelt), skipped
+
+
+# -- the search ----------------------------------------------------------------------------------
+
+# A play found by the search: (score, orientation 0 across / 1 down, line number, placed tiles
+# as (index along the line, tile)).  Sorting by (-score, orientation, line, tiles) is a total
+# order, so ties are broken the same way every run.
+_Raw = tuple[int, int, int, tuple[tuple[int, str], ...]]
+
+
+def _rank(raw: _Raw) -> tuple[int, int, int, tuple[tuple[int, str], ...]]:
+    return (-raw[0], raw[1], raw[2], raw[3])
+
+
+def _rack_tiles(rack: str | Iterable[str], tileset: TileSet) -> list[str]:
+    """The rack as tiles: letters (any case) in upper case and ``"?"`` for each blank."""
+    tiles = tileset.split(rack) if isinstance(rack, str) else list(rack)
+    out: list[str] = []
+    for position, tile in enumerate(tiles, start=1):
+        if tile == BLANK:
+            out.append(BLANK)
+            continue
+        if tile.upper() not in tileset.counts or tile.upper() == BLANK:
+            raise TileError(
+                f"rack tile {position} ({tile!r}) is not a tile of the {tileset.name} set"
+            )
+        out.append(tile.upper())
+    return out
+
+
+def _search(
+    graph: WordGraph,
+    cells: Sequence[str | None],
+    rack: list[str],
+    bingo_sizes: frozenset[int] | set[int],
+    bingo_bonus: int,
+) -> list[_Raw]:
+    """Every legal play of ``rack`` on the board ``cells``, unsorted."""
+    tileset = graph.tileset
+    out: list[_Raw] = []
+    if not rack:
+        return out
+    values = {t: tileset.value(t) for t in tileset.letters}
+    counts: dict[str, int] = dict.fromkeys(tileset.letters, 0)
+    counts[BLANK] = 0
+    for tile in rack:
+        counts[tile] += 1
+    distinct = sorted({t for t in rack if t != BLANK})
+    lower = {t: t.lower() for t in tileset.letters}
+    first_move = all(c is None for c in cells)
+    transposed = [cells[c * SIZE + r] for r in range(SIZE) for c in range(SIZE)]
+    for orientation, grid in enumerate((list(cells), transposed)):
+        _search_lines(
+            graph, grid, orientation, first_move, counts, distinct, len(rack),
+            values, lower, bingo_sizes, bingo_bonus, out,
+        )
+    return out
+
+
+def _search_lines(
+    graph: WordGraph,
+    grid: list[str | None],
+    orientation: int,
+    first_move: bool,
+    counts: dict[str, int],
+    distinct: list[str],
+    rack_size: int,
+    values: dict[str, int],
+    lower: dict[str, str],
+    bingo_sizes: frozenset[int] | set[int],
+    bingo_bonus: int,
+    out: list[_Raw],
+) -> None:
+    """Find the plays along the rows of ``grid`` (the board itself, or transposed for down
+    plays) and append them to ``out``."""
+    edges = graph.edges
+    terminal = graph.terminal
+    value_of = graph.tileset.value
+    down = orientation == 1
+    letter_mult_rows = _LETTER_MULT[orientation]
+    word_mult_rows = _WORD_MULT[orientation]
+    bingo_score = {n: bingo_bonus for n in bingo_sizes}
+
+    # Per line, refreshed for each row; the nested functions read them from this scope.
+    row = 0
+    anchor = 0
+    line: list[str | None] = []
+    letters_up: list[str | None] = []  # the existing tiles in upper case (graph spelling)
+    line_values: list[int] = []
+    allowed: list[frozenset[str] | None] = []  # None: no cross word, any tile goes
+    cross_base: list[int] = []  # face value of the cross word's existing tiles; -1: none
+    letter_mult: tuple[int, ...] = ()
+    word_mult: tuple[int, ...] = ()
+
+    def record(placed: list[tuple[int, str]], main: int, wmul: int, cross: int) -> None:
+        n = len(placed)
+        # A lone tile with a neighbour across was found (with both its words) by the across
+        # search already; the down search keeps only lone tiles that form a down word alone.
+        if down and n == 1 and cross_base[placed[0][0]] >= 0:
+            return
+        out.append((main * wmul + cross + bingo_score.get(n, 0), orientation, row, tuple(placed)))
+
+    def extend(col: int, node: int, main: int, wmul: int, cross: int,
+               placed: list[tuple[int, str]]) -> None:
+        """Continue the word from square ``col`` of the line, having read ``node``."""
+        if col < SIZE:
+            existing = letters_up[col]
+            if existing is not None:
+                child = edges[node].get(existing)
+                if child is not None:
+                    extend(col + 1, child, main + line_values[col], wmul, cross, placed)
+                return
+        if col > anchor and terminal[node]:
+            record(placed, main, wmul, cross)
+        if col == SIZE:
+            return
+        ok = allowed[col]
+        lm = letter_mult[col]
+        wm = word_mult[col]
+        base = cross_base[col]
+        node_edges = edges[node]
+        if counts[BLANK]:
+            for tile, child in node_edges.items():
+                if ok is not None and tile not in ok:
+                    continue
+                if counts[tile]:
+                    counts[tile] -= 1
+                    v = values[tile] * lm
+                    placed.append((col, tile))
+                    extend(col + 1, child, main + v, wmul * wm,
+                           cross if base < 0 else cross + (base + v) * wm, placed)
+                    placed.pop()
+                    counts[tile] += 1
+                counts[BLANK] -= 1
+                placed.append((col, lower[tile]))
+                extend(col + 1, child, main, wmul * wm,
+                       cross if base < 0 else cross + base * wm, placed)
+                placed.pop()
+                counts[BLANK] += 1
+        else:
+            for tile in distinct:
+                if not counts[tile] or (ok is not None and tile not in ok):
+                    continue
+                child = node_edges.get(tile)
+                if child is None:
+                    continue
+                counts[tile] -= 1
+                v = values[tile] * lm
+                placed.append((col, tile))
+                extend(col + 1, child, main + v, wmul * wm,
+                       cross if base < 0 else cross + (base + v) * wm, placed)
+                placed.pop()
+                counts[tile] += 1
+
+    def left_parts(node: int, part: list[str], limit: int) -> None:
+        """Extend every left part (rack tiles on the free squares before the anchor) that
+        starts a word, then grow it by one more tile while ``limit`` allows."""
+        start = anchor - len(part)
+        main = 0
+        wmul = 1
+        placed: list[tuple[int, str]] = []
+        for i, tile in enumerate(part, start):
+            main += values.get(tile, 0) * letter_mult[i]
+            wmul *= word_mult[i]
+            placed.append((i, tile))
+        extend(anchor, node, main, wmul, 0, placed)
+        if not limit:
+            return
+        node_edges = edges[node]
+        if counts[BLANK]:
+            for tile, child in node_edges.items():
+                if counts[tile]:
+                    counts[tile] -= 1
+                    part.append(tile)
+                    left_parts(child, part, limit - 1)
+                    part.pop()
+                    counts[tile] += 1
+                counts[BLANK] -= 1
+                part.append(lower[tile])
+                left_parts(child, part, limit - 1)
+                part.pop()
+                counts[BLANK] += 1
+        else:
+            for tile in distinct:
+                if counts[tile]:
+                    child = node_edges.get(tile)
+                    if child is not None:
+                        counts[tile] -= 1
+                        part.append(tile)
+                        left_parts(child, part, limit - 1)
+                        part.pop()
+                        counts[tile] += 1
+
+    def cross_set(above: list[str], below: list[str]) -> frozenset[str]:
+        """The tiles that make ``above + tile + below`` a word."""
+        start = graph.walk(above)
+        if start is None:
+            return frozenset()
+        ok = []
+        for tile, child in edges[start].items():
+            end = graph.walk(below, child)
+            if end is not None and terminal[end]:
+                ok.append(tile)
+        return frozenset(ok)
+
+    for row in range(SIZE):
+        line = grid[row * SIZE : row * SIZE + SIZE]
+        if first_move and row != (CENTRE_ROW if orientation == 0 else CENTRE_COL):
+            continue  # the first play must cover the centre star
+        if not first_move and all(
+            line[c] is None
+            and (row == 0 or grid[(row - 1) * SIZE + c] is None)
+            and (row == SIZE - 1 or grid[(row + 1) * SIZE + c] is None)
+            for c in range(SIZE)
+        ):
+            continue  # nothing on or next to this line: no anchor
+        letters_up = [None if t is None else t.upper() for t in line]
+        line_values = [0 if t is None else value_of(t) for t in line]
+        letter_mult = letter_mult_rows[row]
+        word_mult = word_mult_rows[row]
+        allowed = [None] * SIZE
+        cross_base = [-1] * SIZE
+        is_anchor = [False] * SIZE
+        for col in range(SIZE):
+            if line[col] is not None:
+                continue
+            above: list[str] = []
+            r = row - 1
+            while r >= 0 and (t := grid[r * SIZE + col]) is not None:
+                above.append(t)
+                r -= 1
+            above.reverse()
+            below: list[str] = []
+            r = row + 1
+            while r < SIZE and (t := grid[r * SIZE + col]) is not None:
+                below.append(t)
+                r += 1
+            if above or below:
+                allowed[col] = cross_set([t.upper() for t in above], [t.upper() for t in below])
+                cross_base[col] = sum(value_of(t) for t in above) + sum(value_of(t) for t in below)
+                is_anchor[col] = True
+            elif (col > 0 and line[col - 1] is not None) or (
+                col < SIZE - 1 and line[col + 1] is not None
+            ):
+                is_anchor[col] = True
+        if first_move and row == (CENTRE_ROW if orientation == 0 else CENTRE_COL):
+            is_anchor[CENTRE_COL if orientation == 0 else CENTRE_ROW] = True
+
+        for col in range(SIZE):
+            if not is_anchor[col]:
+                continue
+            ok = allowed[col]
+            if ok is not None and not ok:
+                continue
+            anchor = col
+            if col > 0 and line[col - 1] is not None:
+                start = col - 1
+                while start > 0 and line[start - 1] is not None:
+                    start -= 1
+                node = graph.walk(letters_up[start:col])  # type: ignore[arg-type]
+                if node is not None:
+                    extend(col, node, sum(line_values[start:col]), 1, 0, [])
+                continue
+            limit = 0
+            c = col - 1
+            while c >= 0 and line[c] is None and not is_anchor[c] and limit < rack_size - 1:
+                limit += 1
+                c -= 1
+            left_parts(0, [], limit)
+
+
+# -- building the scored plays ---------------------------------------------------------------------
+
+
+def _scored(
+    cells: Sequence[str | None],
+    raw: _Raw,
+    tileset: TileSet,
+    bingo_sizes: frozenset[int] | set[int],
+    bingo_bonus: int,
+) -> ScoredPlay:
+    """The :class:`ScoredPlay` of a play found by the search, as ``score_play`` builds it."""
+    _, orientation, row, placed = raw
+    if orientation == 0:
+        def index(line: int, pos: int) -> int:
+            return line * SIZE + pos
+    else:
+        def index(line: int, pos: int) -> int:
+            return pos * SIZE + line
+    letter_mult = _LETTER_MULT[orientation]
+    word_mult = _WORD_MULT[orientation]
+    value = tileset.value
+    main_dir = _DIRECTIONS[orientation]
+    cross_dir = _DIRECTIONS[1 - orientation]
+    new = dict(placed)
+
+    def at(a: int, b: int) -> str | None:
+        if a == row and b in new:
+            return new[b]
+        return cells[index(a, b)]
+
+    def word(pos: int, da: int, db: int, direction: Direction) -> FormedWord | None:
+        """The run of tiles through (row, pos) along (da, db), when it is two tiles long."""
+        a, b = row, pos
+        while a >= da and b >= db and at(a - da, b - db) is not None:
+            a, b = a - da, b - db
+        start = _SQUARES[index(a, b)]
+        tiles: list[str] = []
+        fresh: list[bool] = []
+        total = 0
+        wmul = 1
+        while a < SIZE and b < SIZE and (tile := at(a, b)) is not None:
+            is_new = a == row and b in new
+            if is_new:
+                total += value(tile) * letter_mult[a][b]
+                wmul *= word_mult[a][b]
+            else:
+                total += value(tile)
+            tiles.append(tile)
+            fresh.append(is_new)
+            a, b = a + da, b + db
+        if len(tiles) < 2:
+            return None
+        return FormedWord(start, direction, tuple(tiles), tuple(fresh), total * wmul)
+
+    first = placed[0][0]
+    main = word(first, 0, 1, main_dir)
+    assert main is not None, "the search only finds plays whose main word has two tiles"
+    cross = tuple(
+        w for pos, _ in placed if (w := word(pos, 1, 0, cross_dir)) is not None
+    )
+    bingo = len(placed) in bingo_sizes
+    total = main.score + sum(w.score for w in cross) + (bingo_bonus if bingo else 0)
+    placement = Placement(tuple((_SQUARES[index(row, pos)], t) for pos, t in placed), main_dir)
+    return ScoredPlay(placement, main, cross, total, bingo)
+
+
+def generate_plays(
+    board: Board,
+    rack: str | Iterable[str],
+    words: Words | WordGraph,
+    tileset: TileSet | None = None,
+    *,
+    limit: int | None = None,
+    bingo_sizes: frozenset[int] | set[int] = frozenset({7}),
+    bingo_bonus: int = BINGO_BONUS,
+) -> list[ScoredPlay]:
+    """Every legal play of ``rack`` on ``board``, best first.
+
+    ``rack`` is a string read with the tile set's split (``"?"`` a blank) or a sequence of
+    tiles; ``words`` a :class:`~scorer.lexicon.Lexicon`, a prebuilt :class:`WordGraph` or any
+    iterable of words (its graph is built once and cached).  A play is legal when it is legal
+    for :func:`~scorer.rules.check_placement` and every word it forms, main and cross, is a
+    word; a blank is tried as every letter of the tile set.  Plays are sorted by score, then
+    across before down, then by line and squares, so the order is the same every run.
+    ``limit`` builds only the best ``limit`` plays (the search itself is the same).
+    """
+    tileset = tileset or TileSet.named("en")
+    graph = WordGraph.cached(words, tileset)
+    raws = _search(graph, board.cells, _rack_tiles(rack, tileset), bingo_sizes, bingo_bonus)
+    if limit is None:
+        raws.sort(key=_rank)
+    else:
+        raws = heapq.nsmallest(limit, raws, key=_rank)
+    return [_scored(board.cells, raw, tileset, bingo_sizes, bingo_bonus) for raw in raws]
+
+
+def best_play(
+    board: Board,
+    rack: str | Iterable[str],
+    words: Words | WordGraph,
+    tileset: TileSet | None = None,
+    *,
+    bingo_sizes: frozenset[int] | set[int] = frozenset({7}),
+    bingo_bonus: int = BINGO_BONUS,
+) -> ScoredPlay | None:
+    """The highest-scoring play (first in :func:`generate_plays` order), or ``None`` when the
+    rack cannot play."""
+    plays = generate_plays(
+        board, rack, words, tileset, limit=1, bingo_sizes=bingo_sizes, bingo_bonus=bingo_bonus
+    )
+    return plays[0] if plays else None
+
+
+# -- whole games ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One turn of a generated game.
+
+    ``kind`` is ``"play"``, ``"exchange"`` or ``"pass"``; ``rack`` is the rack before the turn,
+    ``drawn`` the tiles drawn after it, ``totals`` every player's score after it and ``board``
+    the board after it.
+    """
+
+    number: int
+    player: int
+    rack: tuple[str, ...]
+    kind: str
+    play: ScoredPlay | None
+    exchanged: tuple[str, ...]
+    drawn: tuple[str, ...]
+    score: int
+    totals: tuple[int, ...]
+    bag_left: int
+    board: Board = field(repr=False, compare=True)
+
+    def describe(self) -> str:
+        """One line: ``"3. player 1 AEINRST: HORN 8E 14"``."""
+        rack = "".join(self.rack)
+        if self.play is not None:
+            what = self.play.seed_notation
+        elif self.kind == "exchange":
+            what = f"exchange {''.join(self.exchanged)}"
+        else:
+            what = "pass"
+        return f"{self.number}. player {self.player + 1} {rack}: {what}"
+
+
+@dataclass(frozen=True)
+class Game:
+    """A generated game: its turns, how it ended and the final scores.
+
+    ``ended_by`` is ``"out"`` (a player used their last tile with the bag empty) or
+    ``"scoreless"`` (six scoreless turns in a row).  ``adjustments`` are the end-of-game
+    changes per player (unplayed tiles lost, and gained by the player who went out);
+    ``final_scores`` the totals after them.
+    """
+
+    seed: int
+    tileset: TileSet
+    turns: tuple[Turn, ...]
+    final_racks: tuple[tuple[str, ...], ...]
+    ended_by: str
+    adjustments: tuple[int, ...]
+    final_scores: tuple[int, ...]
+
+    @property
+    def board(self) -> Board:
+        """The board at the end."""
+        return self.turns[-1].board if self.turns else Board()
+
+    def to_gcg(self, names: Sequence[str] = ("player1", "player2")) -> str:
+        """The game as a two-player GCG record (end-of-game rack points in the older
+        two-line form, which keeps the totals of the rules: the player who went out gains
+        the rack, the other loses it)."""
+        if len(self.final_scores) != 2:
+            raise ValueError("GCG records two-player games; this game has"
+                             f" {len(self.final_scores)} players")
+        lines = [
+            "#character-encoding UTF-8",
+            f"#player1 {names[0]} {names[0]}",
+            f"#player2 {names[1]} {names[1]}",
+            f"#description tilecam generated game, seed {self.seed}",
+        ]
+        for turn in self.turns:
+            nick = names[turn.player]
+            rack = "".join(turn.rack)
+            total = turn.totals[turn.player]
+            if turn.play is not None:
+                lines.append(
+                    f">{nick}: {rack} {turn.play.position} {turn.play.gcg_word}"
+                    f" +{turn.score} {total}"
+                )
+            elif turn.kind == "exchange":
+                lines.append(f">{nick}: {rack} -{''.join(turn.exchanged)} +0 {total}")
+            else:
+                lines.append(f">{nick}: {rack} - +0 {total}")
+        totals = list(self.turns[-1].totals) if self.turns else [0, 0]
+        last = self.turns[-1].player if self.turns else 0
+        order = [last, 1 - last] if self.ended_by == "out" else [1 - last, last]
+        for player in order:
+            change = self.adjustments[player]
+            totals[player] += change
+            rack = "".join(self.final_racks[player])
+            if change > 0:
+                other = "".join(self.final_racks[1 - player])
+                lines.append(f">{names[player]}: ({other}) +{change} {totals[player]}")
+            elif rack:
+                lines.append(f">{names[player]}: {rack} ({rack}) {change} {totals[player]}")
+        return "\n".join(lines) + "\n"
+
+
+def generate_game(
+    seed: int,
+    words: Words | WordGraph,
+    tileset: TileSet | None = None,
+    *,
+    players: int = 2,
+    rack_size: int = 7,
+    choose_among: int = 1,
+    bingo_sizes: frozenset[int] | set[int] = frozenset({7}),
+    scoreless_limit: int = 6,
+    on_turn: Callable[[Turn], None] | None = None,
+) -> Game:
+    """Play a whole game with random draws from the bag, the same game for the same seed.
+
+    Each turn plays the best-scoring play (or, with ``choose_among`` above 1, one drawn by the
+    seed from that many best plays); a rack that cannot play exchanges every tile but its
+    blanks while the bag holds at least seven tiles, else passes.  Player 1 starts.  The game
+    ends when a player goes out with the bag empty or after ``scoreless_limit`` scoreless turns
+    in a row.  ``on_turn`` is called with each turn as it is made.
+
+    >>> game = generate_game(7, ["AT", "TA", "AA", "TAT"], players=2)
+    >>> game.ended_by, len(game.turns) > 0
+    ('scoreless', True)
+    """
+    tileset = tileset or TileSet.named("en")
+    if players < 2:
+        raise ValueError(f"a game needs at least 2 players, not {players}")
+    if choose_among < 1:
+        raise ValueError(f"choose_among must be at least 1, not {choose_among}")
+    graph = WordGraph.cached(words, tileset)
+    rng = random.Random(seed)
+    bag = sorted(tileset.bag().elements())
+    rng.shuffle(bag)
+    if players * rack_size > len(bag):
+        raise ValueError(f"{players} racks of {rack_size} need more than the {len(bag)} tiles")
+
+    def draw(count: int) -> list[str]:
+        taken = bag[-count:] if count else []
+        del bag[len(bag) - len(taken) :]
+        return taken
+
+    racks: list[list[str]] = [draw(rack_size) for _ in range(players)]
+    board = Board()
+    totals = [0] * players
+    turns: list[Turn] = []
+    scoreless = 0
+    player = 0
+    ended_by = "scoreless"
+    while True:
+        rack = racks[player]
+        before = tuple(_sorted_rack(rack))
+        raws = _search(graph, board.cells, rack, bingo_sizes, BINGO_BONUS)
+        play: ScoredPlay | None = None
+        exchanged: tuple[str, ...] = ()
+        if raws:
+            best = heapq.nsmallest(choose_among, raws, key=_rank)
+            chosen = best[rng.randrange(len(best))] if len(best) > 1 else best[0]
+            play = _scored(board.cells, chosen, tileset, bingo_sizes, BINGO_BONUS)
+            board.place(play.placement.as_dict())
+            for _, tile in play.placement.tiles:
+                rack.remove(face(tile))
+            drawn = draw(min(rack_size - len(rack), len(bag)))
+            kind = "play"
+            score = play.score
+        elif len(bag) >= rack_size:
+            exchanged = tuple(_sorted_rack(t for t in rack if t != BLANK)) or tuple(rack)
+            drawn = draw(len(exchanged))
+            for tile in exchanged:
+                rack.remove(tile)
+            bag.extend(exchanged)
+            rng.shuffle(bag)
+            kind = "exchange"
+            score = 0
+        else:
+            drawn = []
+            kind = "pass"
+            score = 0
+        rack.extend(drawn)
+        totals[player] += score
+        scoreless = scoreless + 1 if score == 0 else 0
+        turn = Turn(
+            len(turns) + 1, player, before, kind, play, exchanged, tuple(drawn), score,
+            tuple(totals), len(bag), board.copy(),
+        )
+        turns.append(turn)
+        if on_turn is not None:
+            on_turn(turn)
+        if not rack and not bag:
+            ended_by = "out"
+            break
+        if scoreless >= scoreless_limit:
+            break
+        player = (player + 1) % players
+
+    left = [tileset.rack_value(r) for r in racks]
+    adjustments = [-v for v in left]
+    if ended_by == "out":
+        adjustments[player] = sum(left)
+    final = tuple(t + a for t, a in zip(totals, adjustments, strict=True))
+    return Game(
+        seed, tileset, tuple(turns), tuple(tuple(_sorted_rack(r)) for r in racks), ended_by,
+        tuple(adjustments), final,
+    )
+
+
+def _sorted_rack(tiles: Iterable[str]) -> list[str]:
+    """Tiles in alphabetical order with blanks last, as racks are usually written."""
+    return sorted(tiles, key=lambda t: (t == BLANK, t))
+
