@@ -1,0 +1,1261 @@
+"""Games kept in SQLite as the ordered list of calls that made them.
+
+A game is stored as its settings (players, tile set, rules, word list, clock, hashed PIN) and an
+append-only log of *operations*: each mutating call with its concrete arguments (``play``,
+``place``, ``pass``, ``exchange``, ``challenge``, ``undo``, ``correct``, ``question``,
+``answer``, ...).  Every :class:`scorer.game.Game` call is deterministic, so replaying the log
+rebuilds the game exactly; that is how games come back after a restart.
+
+Durability: the database runs in WAL mode with ``synchronous=FULL``, and :meth:`GameStore.apply`
+commits the operation before it returns, so by the time a web request is acknowledged its
+operation is on disk.  An operation is first tried on the live game; only one the game accepts is
+written, and one the game refuses leaves both the game and the log untouched.
+
+Questions are how the camera pipeline asks a person something (which letter a blank stands for,
+whether an odd placement is real).  They are operations too, so they survive restarts and keep
+their order with the moves:
+
+>>> store = GameStore(":memory:")
+>>> game_id = store.create_game(["Ann", "Bob"], pin="1234")
+>>> q = store.add_question(game_id, "illegal_placement", squares=["A1"], options=["dismiss"])
+>>> [(q.qid, q.kind, q.open) for q in store.questions(game_id)]
+[(1, 'illegal_placement', True)]
+>>> store.check_pin(game_id, "1234"), store.check_pin(game_id, "0000")
+(True, False)
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import hmac
+import json
+import math
+import os
+import re
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from scorer.lexicon import Lexicon, LexiconError
+from scorer.squares import PREMIUM_LAYOUT, SIZE, Square
+from scorer.tiles import TileError, TileSet
+from webui.frames import FrameHub
+
+#: Name under which the bundled word list is referred to in a game's settings.
+DEFAULT_LEXICON = "enable"
+
+#: PBKDF2 rounds for PIN hashes: slow enough to make a stolen database costly to search,
+#: fast enough (a few ms) for the first check of each PIN; later checks hit a cache.
+PIN_ROUNDS = 60_000
+
+#: Wrong PINs allowed per game within PIN_WINDOW seconds before changes are refused for a while.
+PIN_FAILURES_ALLOWED = 8
+PIN_WINDOW = 60.0
+
+GAME_ID_RE = re.compile(r"^[a-z0-9]{6,16}$")
+PIN_RE = re.compile(r"^[^\s]{4,32}$")
+NAME_MAX = 40
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    settings TEXT NOT NULL,
+    pin_salt BLOB NOT NULL,
+    pin_hash BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ops (
+    game_id TEXT NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,
+    at REAL NOT NULL,
+    op TEXT NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE IF NOT EXISTS lexicons (
+    key TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    data BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS calibration (
+    game_id TEXT NOT NULL REFERENCES games(id),
+    kind TEXT NOT NULL,
+    at REAL NOT NULL,
+    data TEXT NOT NULL,
+    image BLOB,
+    PRIMARY KEY (game_id, kind)
+);
+"""
+
+
+class StoreError(ValueError):
+    """A request the store refuses.  ``code`` is a stable name, ``status`` the HTTP status."""
+
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+def default_database() -> Path:
+    """``$XDG_DATA_HOME/tilecam/games.sqlite3`` (``~/.local/share`` when the variable is unset).
+
+    >>> default_database().name
+    'games.sqlite3'
+    """
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "tilecam" / "games.sqlite3"
+
+
+def hash_pin(pin: str, salt: bytes) -> bytes:
+    return hashlib.pbkdf2_hmac("sha256", pin.encode("utf-8"), salt, PIN_ROUNDS)
+
+
+def new_game_id() -> str:
+    """Ten lower-case letters and digits: short enough to type, too many to guess."""
+    alphabet = "abcdefghijkmnpqrstuvwxyz23456789"
+    return "".join(secrets.choice(alphabet) for _ in range(10))
+
+
+# -- small validators shared with the HTTP layer ---------------------------------------------
+
+
+def require_str(data: Mapping[str, Any], key: str, *, max_len: int = 64, optional: bool = False
+                ) -> str | None:
+    """``data[key]`` as a stripped string, or a :class:`StoreError` naming the field."""
+    value = data.get(key)
+    if value is None or (isinstance(value, str) and not value.strip() and optional):
+        if optional:
+            return None
+        raise StoreError("missing_field", f"{key!r} is required")
+    if not isinstance(value, str):
+        raise StoreError("wrong_type", f"{key!r} must be a string, got {type(value).__name__}")
+    value = value.strip()
+    if not value:
+        raise StoreError("missing_field", f"{key!r} must not be empty")
+    if len(value) > max_len:
+        raise StoreError("too_long", f"{key!r} is longer than {max_len} characters")
+    return value
+
+
+def require_int(data: Mapping[str, Any], key: str, *, low: int, high: int,
+                optional: bool = False) -> int | None:
+    """``data[key]`` as an int within [low, high] (a string of digits is accepted from forms)."""
+    value = data.get(key)
+    if value is None or value == "":
+        if optional:
+            return None
+        raise StoreError("missing_field", f"{key!r} is required")
+    if isinstance(value, str) and re.fullmatch(r"-?\d{1,9}", value.strip()):
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise StoreError("wrong_type", f"{key!r} must be a whole number, got {value!r}")
+    if not low <= value <= high:
+        raise StoreError("out_of_range", f"{key!r} must be between {low} and {high}, got {value}")
+    return value
+
+
+def parse_square(name: object, field_name: str = "square") -> Square:
+    if not isinstance(name, str):
+        raise StoreError("wrong_type", f"{field_name} must be a square name like H8")
+    try:
+        return Square.parse(name)
+    except ValueError as exc:
+        raise StoreError("bad_square", str(exc)) from None
+
+
+# -- settings ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameSettings:
+    """What is fixed when a game is set up."""
+
+    players: tuple[str, ...]
+    tileset: str = "en"
+    rules: dict[str, Any] = field(default_factory=dict)
+    clock_minutes: int | None = None
+    lexicon: str = DEFAULT_LEXICON
+    lexicon_name: str = "ENABLE (bundled)"
+    title: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps({
+            "players": list(self.players), "tileset": self.tileset, "rules": self.rules,
+            "clock_minutes": self.clock_minutes, "lexicon": self.lexicon,
+            "lexicon_name": self.lexicon_name, "title": self.title,
+        })
+
+    @staticmethod
+    def from_json(text: str) -> GameSettings:
+        d = json.loads(text)
+        return GameSettings(
+            tuple(d["players"]), d["tileset"], d.get("rules", {}), d.get("clock_minutes"),
+            d.get("lexicon", DEFAULT_LEXICON), d.get("lexicon_name", ""), d.get("title", ""),
+        )
+
+
+@dataclass
+class Question:
+    """Something the tracker could not decide alone, waiting for a person's answer."""
+
+    qid: int
+    kind: str
+    data: dict[str, Any]
+    options: list[str]
+    asked: float
+    answer: str | None = None
+    answered: float | None = None
+
+    @property
+    def open(self) -> bool:
+        return self.answer is None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "qid": self.qid, "kind": self.kind, "data": self.data, "options": self.options,
+            "asked": self.asked, "answer": self.answer, "answered": self.answered,
+            "open": self.open,
+        }
+
+
+@dataclass
+class Clocks:
+    """Chess-clock time used per player, charged to whoever was on turn between operations.
+
+    Time is taken from the operations' stored timestamps, so replaying the log rebuilds the
+    clocks too.
+    """
+
+    limit_seconds: float | None
+    used: list[float]
+    running: bool = False
+    since: float = 0.0
+
+    def charge(self, player: int, at: float) -> None:
+        if self.running:
+            self.used[player] += max(0.0, at - self.since)
+            self.since = at
+
+    def overtime_minutes(self, now: float, turn: int) -> list[int]:
+        """Started minutes over the limit per player (the basis of the time penalty)."""
+        if self.limit_seconds is None:
+            return [0] * len(self.used)
+        out = []
+        for player, used in enumerate(self.used):
+            if self.running and player == turn:
+                used += max(0.0, now - self.since)
+            over = used - self.limit_seconds
+            out.append(math.ceil(over / 60.0) if over > 0 else 0)
+        return out
+
+    def to_dict(self, now: float, turn: int) -> dict[str, Any]:
+        used = list(self.used)
+        if self.running:
+            used[turn] += max(0.0, now - self.since)
+        return {
+            "enabled": self.limit_seconds is not None,
+            "limit": self.limit_seconds,
+            "used": [round(u, 3) for u in used],
+            "running": self.running,
+            "turn": turn,
+            "server_time": now,
+        }
+
+
+@dataclass
+class StackEntry:
+    """One action of the effective history: the game call and how many events it made."""
+
+    op: dict[str, Any]
+    first_event: int
+    count: int
+
+
+class LiveGame:
+    """A game in memory: the :class:`scorer.game.Game`, its questions, clocks and undo stack."""
+
+    def __init__(self, game_id: str, settings: GameSettings, lexicon: Lexicon,
+                 created: float) -> None:
+        from scorer.game import Game, Rules
+
+        self.id = game_id
+        self.settings = settings
+        self.lexicon = lexicon
+        self.created = created
+        self.updated = created
+        rules = Rules.from_dict(settings.rules) if settings.rules else Rules()
+        self.game = Game(list(settings.players), settings.tileset, rules)
+        self.tileset: TileSet = self.game.tileset
+        limit = None if settings.clock_minutes is None else settings.clock_minutes * 60.0
+        self.clocks = Clocks(limit, [0.0] * len(settings.players))
+        self.stack: list[StackEntry] = []
+        self.questions: list[Question] = []
+        self.last_challenge: dict[str, Any] | None = None
+        self.ops = 0
+        self.version = 0
+        self.damaged: str | None = None
+        self._snapshot: tuple[int, dict[str, Any], str] | None = None
+
+    # -- applying operations ------------------------------------------------------------------
+
+    def execute(self, op: dict[str, Any], at: float) -> dict[str, Any]:
+        """Apply one normalised operation; on error the game is as it was (or must be rebuilt
+        by the caller: see :class:`NeedsRebuild`).  Returns what the caller reports back."""
+        kind = op["op"]
+        game = self.game
+        if kind == "clock":
+            self.clocks.charge(game.turn, at)
+            if op["action"] == "start":
+                if self.clocks.limit_seconds is None:
+                    raise StoreError("no_clocks", "this game was set up without clocks")
+                self.clocks.running = True
+                self.clocks.since = at
+            else:
+                self.clocks.running = False
+            return {}
+        if kind == "question":
+            qid = len(self.questions) + 1
+            q = Question(qid, op["kind"], op["data"], op["options"], at)
+            self.questions.append(q)
+            return {"question": q.to_dict()}
+        if kind == "answer":
+            return self._answer(op, at)
+        if kind == "undo":
+            return self._undo(at)
+        if kind == "correct":
+            return self._correct(op, at)
+        self.clocks.charge(game.turn, at)
+        before = len(game.events)
+        extra = self._game_call(op)
+        self._push(op, before)
+        return extra
+
+    def _push(self, op: dict[str, Any], before: int) -> None:
+        self.stack.append(StackEntry(op, before, len(self.game.events) - before))
+        if self.game.over:
+            self.clocks.running = False
+
+    def _game_call(self, op: dict[str, Any]) -> dict[str, Any]:
+        """Call the game for one turn/score operation.  Raises GameError/StoreError untouched."""
+        from scorer.game import ChallengeRule
+
+        game = self.game
+        kind = op["op"]
+        if kind == "play":
+            game.play(op["position"], op["word"], rack=op.get("rack"))
+            self._refuse_phony_if_void()
+        elif kind == "place":
+            tiles = {Square.parse(name): letter for name, letter in op["tiles"].items()}
+            game.place(tiles, rack=op.get("rack"))
+            self._refuse_phony_if_void()
+        elif kind == "pass":
+            game.pass_turn(rack=op.get("rack"))
+        elif kind == "exchange":
+            game.exchange(op["tiles"], rack=op.get("rack"))
+        elif kind == "challenge":
+            if game.rules.challenge == ChallengeRule.VOID:
+                raise StoreError(
+                    "challenge_void",
+                    "this game uses the void rule: plays are checked before they are accepted",
+                    422,
+                )
+            result = game.challenge(self.lexicon.is_valid, challenger=op.get("challenger"))
+            self.last_challenge = {
+                "words": [[w, bool(ok)] for w, ok in result.words],
+                "valid": bool(result.valid),
+                "rule": str(result.rule),
+                "events": [event_dict(e, -1) for e in result.events],
+            }
+            return {"challenge": self.last_challenge}
+        elif kind == "withdraw":
+            game.withdraw()
+        elif kind == "challenge_bonus":
+            game.challenge_bonus(op.get("points"))
+        elif kind == "lose_turn":
+            game.lose_turn(op.get("player"))
+        elif kind == "end_game":
+            racks = op.get("racks")
+            game.end_game(None if racks is None else {int(k): v for k, v in racks.items()})
+            for player, minutes in sorted((op.get("time_penalties") or {}).items()):
+                if minutes > 0:
+                    game.time_penalty(int(player), minutes)
+        elif kind == "time_penalty":
+            game.time_penalty(op["player"], op["minutes"])
+        elif kind == "adjust":
+            game.adjust(op["player"], op["points"], op["reason"])
+        else:
+            raise StoreError("unknown_op", f"unknown operation {kind!r}")
+        return {}
+
+    def _refuse_phony_if_void(self) -> None:
+        """Under the void rule a play with an invalid word is not accepted at all."""
+        from scorer.game import ChallengeRule
+
+        if self.game.rules.challenge != ChallengeRule.VOID:
+            return
+        event = self.game.events[-1]
+        bad = [w.text for w in event.play.words if not self.lexicon.is_valid(w.text)]
+        if bad:
+            self.game.undo()
+            raise StoreError(
+                "phony_refused",
+                "not accepted (void rule): " + ", ".join(bad) + " not in " + self.lexicon_label,
+                422,
+            )
+
+    @property
+    def lexicon_label(self) -> str:
+        return self.settings.lexicon_name or self.settings.lexicon
+
+    def _undo(self, at: float) -> dict[str, Any]:
+        self.clocks.charge(self.game.turn, at)
+        # An action that made no event (a valid challenge under the single rule) is skipped
+        # over: undo always takes back something visible.
+        while self.stack and self.stack[-1].count == 0:
+            self.stack.pop()
+        if not self.stack:
+            raise StoreError("nothing_to_undo", "there is nothing to undo", 409)
+        entry = self.stack.pop()
+        for _ in range(entry.count):
+            self.game.undo()
+        if entry.op["op"] == "challenge":
+            self.last_challenge = None
+        return {"undone": entry.op}
+
+    def _correct(self, op: dict[str, Any], at: float) -> dict[str, Any]:
+        """Change the letter on a square: take back every action from the play that put it
+        there, replay that play with the corrected letter, then replay the rest."""
+        square = Square.parse(op["square"])
+        letter = op["letter"]
+        target = None
+        for index, event in enumerate(self.game.events):
+            if event.play is not None and square in event.play.placement.squares:
+                target = index
+        if target is None:
+            raise StoreError("not_placed", f"no play on record put a tile on {square}", 409)
+        k = next(i for i, e in enumerate(self.stack)
+                 if e.first_event <= target < e.first_event + e.count)
+        event = self.game.events[target]
+        play = event.play
+        main = play.main
+        offset = main.squares.index(square)
+        word = list(self.tileset.split(main.gcg_word))
+        word[offset] = letter
+        corrected: dict[str, Any] = {"op": "play", "position": play.position,
+                                     "word": "".join(word)}
+        if self.stack[k].op.get("rack"):
+            corrected["rack"] = self.stack[k].op["rack"]
+        later = [e.op for e in self.stack[k + 1:]]
+        self.clocks.charge(self.game.turn, at)
+        raise_later = None
+        for entry in reversed(self.stack[k:]):
+            for _ in range(entry.count):
+                self.game.undo()
+        del self.stack[k:]
+        for n, call in enumerate([corrected, *later]):
+            before = len(self.game.events)
+            try:
+                self._game_call(call)
+            except (ValueError, KeyError) as exc:
+                what = "the corrected play" if n == 0 else f"later action {describe_op(call)}"
+                raise_later = StoreError(
+                    "correction_conflict",
+                    f"correcting {square} to {letter!r}: {what} is refused: {exc}",
+                    409,
+                )
+                break
+            self._push(call, before)
+        if raise_later is not None:
+            raise NeedsRebuild(raise_later)
+        return {"corrected": corrected}
+
+    def _answer(self, op: dict[str, Any], at: float) -> dict[str, Any]:
+        q = self.question(op["qid"])
+        if not q.open:
+            raise StoreError("already_answered", f"question {q.qid} was already answered", 409)
+        result: dict[str, Any] = {}
+        placement = q.data.get("placement")
+        if q.kind == "blank_letter" and placement:
+            letters = self.tileset.split(op["answer"])
+            squares = q.data["squares"]
+            tiles = dict(placement)
+            for name, letter in zip(squares, letters, strict=True):
+                tiles[name] = letter.lower()
+            call: dict[str, Any] = {"op": "place", "tiles": tiles}
+            if q.data.get("rack"):
+                call["rack"] = q.data["rack"]
+            self.clocks.charge(self.game.turn, at)
+            before = len(self.game.events)
+            self._game_call(call)
+            self._push(call, before)
+            result["placed"] = tiles
+        q.answer = op["answer"]
+        q.answered = at
+        result["question"] = q.to_dict()
+        return result
+
+    def question(self, qid: int) -> Question:
+        if not 1 <= qid <= len(self.questions):
+            raise StoreError("no_such_question", f"there is no question {qid}", 404)
+        return self.questions[qid - 1]
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The state shown on the page (cached per version; call with the store lock held)."""
+        return self._cached()[1]
+
+    def snapshot_json(self) -> str:
+        """:meth:`snapshot` as JSON text, serialised once per version for every screen."""
+        return self._cached()[2]
+
+    def _cached(self) -> tuple[int, dict[str, Any], str]:
+        if self._snapshot is None or self._snapshot[0] != self.version:
+            state = build_state(self)
+            self._snapshot = (self.version, state, json.dumps(state, separators=(",", ":")))
+        return self._snapshot
+
+
+class NeedsRebuild(Exception):
+    """A compound operation failed half-way: the live game must be rebuilt from the log."""
+
+    def __init__(self, error: StoreError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+def describe_op(op: Mapping[str, Any]) -> str:
+    """A short human description of an operation, for messages.
+
+    >>> describe_op({"op": "play", "position": "8D", "word": "HORN"})
+    'play 8D HORN'
+    >>> describe_op({"op": "pass"})
+    'pass'
+    """
+    kind = op["op"]
+    if kind == "play":
+        return f"play {op['position']} {op['word']}"
+    if kind == "place":
+        return "place " + " ".join(f"{k}={v}" for k, v in sorted(op["tiles"].items()))
+    if kind == "exchange":
+        return f"exchange {op['tiles']}"
+    return str(kind)
+
+
+def event_dict(event: Any, index: int) -> dict[str, Any]:
+    """One game event as the page shows it (built from the Event's fields, so it is stable
+    whatever ``Event.to_dict`` chooses to include)."""
+    play = event.play
+    out: dict[str, Any] = {
+        "n": index,
+        "kind": str(event.kind),
+        "player": event.player,
+        "score": event.score,
+        "total": event.total,
+        "rack": event.rack,
+        "tiles": event.tiles,
+        "note": event.note,
+        "play": None,
+    }
+    if play is not None:
+        out["play"] = {
+            "position": play.position,
+            "word": play.gcg_word,
+            "seed": play.seed_notation,
+            "words": [w.text for w in play.words],
+            "bingo": bool(play.bingo),
+            "score": play.score,
+            "squares": [sq.name for sq in play.placement.squares],
+        }
+    return out
+
+
+def build_state(live: LiveGame) -> dict[str, Any]:
+    game = live.game
+    now = time.time()
+    events = [event_dict(e, i) for i, e in enumerate(game.events)]
+    board = [[game.board.get(r, c) for c in range(SIZE)] for r in range(SIZE)]
+    last = game.last_play()
+    last_squares = [sq.name for sq in last.play.placement.squares] if last and last.play else []
+    unseen = game.unseen()
+    order = {t: i for i, t in enumerate(live.tileset.counts)}
+    over = bool(game.over)
+    scores = list(game.scores)
+    return {
+        "id": live.id,
+        "version": live.version,
+        "title": live.settings.title,
+        "created": live.created,
+        "players": [
+            {"name": name, "score": scores[i]} for i, name in enumerate(game.players)
+        ],
+        "turn": game.turn,
+        "over": over,
+        "winners": list(game.winner()) if over else [],
+        "tileset": {"code": live.tileset.code, "name": live.tileset.name,
+                    "values": dict(live.tileset.values)},
+        "rules": game.rules.to_dict(),
+        "lexicon": live.lexicon_label,
+        "board": board,
+        "last": events[-1] if events else None,
+        "last_play": event_dict(last, game.events.index(last)) if last else None,
+        "last_squares": last_squares,
+        "log": events,
+        "bag": game.bag_count(),
+        "unseen": {t: n for t, n in sorted(unseen.items(), key=lambda kv: order.get(kv[0], 99))
+                   if n > 0},
+        "unseen_total": sum(unseen.values()),
+        "clock": live.clocks.to_dict(now, game.turn),
+        "questions": [q.to_dict() for q in live.questions if q.open],
+        "challenge": live.last_challenge,
+        "can_undo": any(e.count for e in live.stack),
+        "damaged": live.damaged,
+    }
+
+
+# -- the store ---------------------------------------------------------------------------------
+
+
+class GameStore:
+    """Every game, on disk and (once opened) in memory; thread-safe.
+
+    ``path`` is a SQLite file (created with its folder) or ``":memory:"``.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self.path = str(path)
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        # FULL: each commit is fsynced before it returns, so an acknowledged operation survives
+        # a crash or power cut (NORMAL in WAL mode may lose the last commits on power loss).
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(SCHEMA)
+        self._lock = threading.RLock()
+        self._changed = threading.Condition(self._lock)
+        self._live: dict[str, LiveGame] = {}
+        self._lexicons: dict[str, Lexicon] = {}
+        self._pin_ok: dict[str, set[bytes]] = {}
+        self._pin_failures: dict[str, list[float]] = {}
+        self.frames = FrameHub()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # -- word lists --------------------------------------------------------------------------
+
+    def add_lexicon(self, data: bytes, name: str, tileset: str = "en") -> tuple[str, Lexicon]:
+        """Store an uploaded word list (kept with the games so they replay after a restart);
+        returns its key and the loaded list.  A list with no usable word is refused."""
+        try:
+            lexicon = Lexicon.from_bytes(data, source=name, tileset=tileset)
+        except (LexiconError, TileError) as exc:
+            raise StoreError("bad_word_list", str(exc)) from None
+        if len(lexicon) == 0:
+            raise StoreError("bad_word_list", f"{name}: no line of the file is a word")
+        raw = gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+        key = "sha256-" + hashlib.sha256(raw).hexdigest()[:32]
+        with self._lock:
+            self._db.execute(
+                "INSERT OR IGNORE INTO lexicons (key, name, data) VALUES (?, ?, ?)",
+                (key, name, gzip.compress(raw, 6)),
+            )
+            self._lexicons[key] = lexicon
+        return key, lexicon
+
+    def lexicon(self, key: str, tileset: str = "en") -> Lexicon:
+        with self._lock:
+            if key == DEFAULT_LEXICON:
+                return Lexicon.default()
+            if key not in self._lexicons:
+                row = self._db.execute(
+                    "SELECT name, data FROM lexicons WHERE key = ?", (key,)
+                ).fetchone()
+                if row is None:
+                    raise StoreError("no_such_word_list", f"word list {key} is not stored", 404)
+                self._lexicons[key] = Lexicon.from_bytes(
+                    gzip.decompress(row[1]), source=row[0], tileset=tileset
+                )
+            return self._lexicons[key]
+
+    # -- games -------------------------------------------------------------------------------
+
+    def create_game(
+        self,
+        players: Sequence[str],
+        *,
+        pin: str,
+        tileset: str = "en",
+        rules: Mapping[str, Any] | None = None,
+        clock_minutes: int | None = None,
+        lexicon: str = DEFAULT_LEXICON,
+        title: str = "",
+        ops: Sequence[dict[str, Any]] = (),
+    ) -> str:
+        """Set up a game and return its id.  ``ops`` (already normalised) are applied and
+        stored in the same transaction: an imported game is stored whole or not at all."""
+        from scorer.game import GameError, Rules
+
+        names = [validate_name(p) for p in players]
+        if not 2 <= len(names) <= 4:
+            raise StoreError("player_count", f"2 to 4 players, got {len(names)}")
+        if len({n.casefold() for n in names}) != len(names):
+            raise StoreError("duplicate_names", "two players have the same name")
+        if not isinstance(pin, str) or not PIN_RE.match(pin):
+            raise StoreError("bad_pin", "the PIN must be 4 to 32 characters without spaces")
+        if tileset not in TileSet.available():
+            known = ", ".join(TileSet.available())
+            raise StoreError("unknown_tileset", f"unknown tile set {tileset!r}; known: {known}")
+        rules_dict = dict(rules or {})
+        try:
+            Rules.from_dict(rules_dict)
+        except (ValueError, TypeError, KeyError) as exc:
+            raise StoreError("bad_rules", f"rules not accepted: {exc}") from None
+        if clock_minutes is not None and not 1 <= clock_minutes <= 600:
+            raise StoreError("out_of_range", "clock minutes must be between 1 and 600")
+        lex = self.lexicon(lexicon, tileset)
+        lexicon_name = "ENABLE (bundled)" if lexicon == DEFAULT_LEXICON else lex.report.source
+        settings = GameSettings(tuple(names), tileset, rules_dict, clock_minutes, lexicon,
+                                lexicon_name, title[:80])
+        salt = secrets.token_bytes(16)
+        digest = hash_pin(pin, salt)
+        now = time.time()
+        with self._lock:
+            game_id = new_game_id()
+            try:
+                live = LiveGame(game_id, settings, lex, now)
+            except (GameError, ValueError) as exc:
+                raise StoreError("bad_settings", str(exc)) from None
+            rows = []
+            for op in ops:
+                try:
+                    live.execute(op, now)
+                except (ValueError, KeyError, NeedsRebuild) as exc:
+                    raise StoreError(
+                        "import_failed", f"action {len(rows) + 1} ({describe_op(op)}): {exc}"
+                    ) from None
+                rows.append((game_id, len(rows) + 1, now, json.dumps(op)))
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute(
+                    "INSERT INTO games (id, created, updated, settings, pin_salt, pin_hash)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (game_id, now, now, settings.to_json(), salt, digest),
+                )
+                self._db.executemany(
+                    "INSERT INTO ops (game_id, seq, at, op) VALUES (?, ?, ?, ?)", rows
+                )
+                self._db.execute("COMMIT")
+            except sqlite3.Error:
+                self._db.execute("ROLLBACK")
+                raise
+            live.ops = len(rows)
+            live.version = len(rows)
+            self._live[game_id] = live
+            self._pin_ok[game_id] = {_pin_token(pin, salt)}
+        return game_id
+
+    def list_games(self) -> list[dict[str, Any]]:
+        """Every stored game, newest first, with players and final or current totals."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, created, updated, settings FROM games ORDER BY updated DESC"
+            ).fetchall()
+            out = []
+            for game_id, created, updated, settings_text in rows:
+                settings = GameSettings.from_json(settings_text)
+                entry: dict[str, Any] = {
+                    "id": game_id, "created": created, "updated": updated,
+                    "players": list(settings.players), "title": settings.title,
+                    "tileset": settings.tileset, "scores": None, "over": None,
+                }
+                live = self._live.get(game_id)
+                if live is not None:
+                    entry["scores"] = list(live.game.scores)
+                    entry["over"] = bool(live.game.over)
+                out.append(entry)
+            return out
+
+    def exists(self, game_id: str) -> bool:
+        if not isinstance(game_id, str) or not GAME_ID_RE.match(game_id):
+            return False
+        with self._lock:
+            if game_id in self._live:
+                return True
+            row = self._db.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone()
+            return row is not None
+
+    def live(self, game_id: str) -> LiveGame:
+        """The game in memory, rebuilt from its stored operations on first use."""
+        with self._lock:
+            live = self._live.get(game_id)
+            if live is None:
+                live = self._load(game_id)
+                self._live[game_id] = live
+            return live
+
+    def _load(self, game_id: str) -> LiveGame:
+        if not isinstance(game_id, str) or not GAME_ID_RE.match(game_id):
+            raise StoreError("no_such_game", f"there is no game {game_id!r}", 404)
+        row = self._db.execute(
+            "SELECT created, updated, settings FROM games WHERE id = ?", (game_id,)
+        ).fetchone()
+        if row is None:
+            raise StoreError("no_such_game", f"there is no game {game_id!r}", 404)
+        settings = GameSettings.from_json(row[2])
+        live = LiveGame(game_id, settings, self.lexicon(settings.lexicon, settings.tileset),
+                        row[0])
+        live.updated = row[1]
+        for seq, at, text in self._db.execute(
+            "SELECT seq, at, op FROM ops WHERE game_id = ? ORDER BY seq", (game_id,)
+        ):
+            op = json.loads(text)
+            try:
+                live.execute(op, at)
+            except (ValueError, KeyError, NeedsRebuild) as exc:
+                # Keep what replayed and say where it stopped; the stored log is left alone so
+                # nothing is lost if a later version of the rules engine replays it fully.
+                live.damaged = f"stored action {seq} ({describe_op(op)}) no longer replays: {exc}"
+                break
+            live.ops = seq
+        live.version = live.ops
+        return live
+
+    def state(self, game_id: str) -> dict[str, Any]:
+        with self._lock:
+            return self.live(game_id).snapshot()
+
+    def state_json(self, game_id: str) -> tuple[int, str]:
+        """The current version and its state as JSON text, read together."""
+        with self._lock:
+            live = self.live(game_id)
+            return live.version, live.snapshot_json()
+
+    def version(self, game_id: str) -> int:
+        with self._lock:
+            return self.live(game_id).version
+
+    def wait_for_change(self, game_id: str, seen_version: int, timeout: float) -> int:
+        """Block until the game's version differs from ``seen_version`` (or ``timeout``
+        seconds pass); returns the current version.  The camera pipeline may use this to
+        learn of answered questions."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                current = self.live(game_id).version
+                remaining = deadline - time.monotonic()
+                if current != seen_version or remaining <= 0:
+                    return current
+                self._changed.wait(remaining)
+
+    def apply(self, game_id: str, op: dict[str, Any]) -> dict[str, Any]:
+        """Validate ``op``, apply it to the live game and commit it; returns the result with
+        the new ``version``.  Nothing changes when any check fails."""
+        from scorer.game import GameError
+
+        with self._lock:
+            live = self.live(game_id)
+            if live.damaged:
+                raise StoreError("damaged", live.damaged, 409)
+            op = normalise_op(op, live)
+            if op["op"] == "place" and "?" in op["tiles"].values():
+                resolved, question = blank_question_for(live, op["tiles"], op.get("rack"))
+                if question is not None:
+                    op = question
+                else:
+                    op = {**op, "tiles": resolved}
+            at = time.time()
+            try:
+                result = live.execute(op, at)
+            except NeedsRebuild as exc:
+                del self._live[game_id]
+                raise exc.error from None
+            except GameError as exc:
+                code = getattr(exc, "code", "refused")
+                message = getattr(exc, "message", str(exc))
+                raise StoreError(code, message, 422) from None
+            except StoreError:
+                raise
+            except (ValueError, KeyError) as exc:
+                # Anything else the rules engine refuses: the call may have changed nothing
+                # (the contract) but rebuilding is cheap and certain.
+                self._live.pop(game_id, None)
+                raise StoreError("refused", str(exc), 422) from None
+            seq = live.ops + 1
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.execute(
+                    "INSERT INTO ops (game_id, seq, at, op) VALUES (?, ?, ?, ?)",
+                    (game_id, seq, at, json.dumps(op)),
+                )
+                self._db.execute("UPDATE games SET updated = ? WHERE id = ?", (at, game_id))
+                self._db.execute("COMMIT")
+            except sqlite3.Error:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                # The live game holds an operation that is not stored: forget it.
+                self._live.pop(game_id, None)
+                raise
+            live.ops = seq
+            live.updated = at
+            self._bump(live)
+            result = dict(result)
+            result["version"] = live.version
+            result["op"] = op
+            return result
+
+    def _bump(self, live: LiveGame) -> None:
+        live.version += 1
+        self._changed.notify_all()
+
+    def ops(self, game_id: str) -> list[dict[str, Any]]:
+        """The stored operations of a game, in order (with ``seq`` and ``at``)."""
+        with self._lock:
+            return [
+                {"seq": seq, "at": at, **json.loads(text)}
+                for seq, at, text in self._db.execute(
+                    "SELECT seq, at, op FROM ops WHERE game_id = ? ORDER BY seq", (game_id,)
+                )
+            ]
+
+    # -- questions (the tracker's API) --------------------------------------------------------
+
+    def add_question(self, game_id: str, kind: str, *, options: Sequence[str] = (),
+                     **data: Any) -> Question:
+        """Queue a question for a person (stored like a move).  ``kind`` e.g.
+        ``"blank_letter"`` (``squares=[...]``, ``options=[...]``, optional ``placement`` =
+        the new tiles with ``"?"`` on the blank squares: answering then plays them) or
+        ``"illegal_placement"``; ``data`` must be JSON-serialisable."""
+        result = self.apply(game_id, {"op": "question", "kind": kind, "options": list(options),
+                                      "data": data})
+        return self.question(game_id, result["question"]["qid"])
+
+    def answer_question(self, game_id: str, qid: int, answer: str) -> dict[str, Any]:
+        return self.apply(game_id, {"op": "answer", "qid": qid, "answer": answer})
+
+    def question(self, game_id: str, qid: int) -> Question:
+        with self._lock:
+            return self.live(game_id).question(qid)
+
+    def questions(self, game_id: str, open_only: bool = False) -> list[Question]:
+        with self._lock:
+            qs = list(self.live(game_id).questions)
+        return [q for q in qs if q.open] if open_only else qs
+
+    # -- PIN ---------------------------------------------------------------------------------
+
+    def check_pin(self, game_id: str, pin: object) -> bool:
+        """Whether ``pin`` is the game's PIN.  Too many wrong PINs in a row raise a
+        :class:`StoreError` with status 429 for a while."""
+        if not isinstance(pin, str) or not pin or len(pin) > 64:
+            return False
+        with self._lock:
+            failures = [t for t in self._pin_failures.get(game_id, []) if
+                        time.monotonic() - t < PIN_WINDOW]
+            self._pin_failures[game_id] = failures
+            if len(failures) >= PIN_FAILURES_ALLOWED:
+                raise StoreError("too_many_attempts",
+                                 "too many wrong PINs: wait a minute and try again", 429)
+            row = self._db.execute(
+                "SELECT pin_salt, pin_hash FROM games WHERE id = ?", (game_id,)
+            ).fetchone()
+            if row is None:
+                raise StoreError("no_such_game", f"there is no game {game_id!r}", 404)
+            salt, digest = row
+            token = _pin_token(pin, salt)
+            if token in self._pin_ok.get(game_id, set()):
+                return True
+        ok = hmac.compare_digest(hash_pin(pin, salt), digest)
+        with self._lock:
+            if ok:
+                self._pin_ok.setdefault(game_id, set()).add(token)
+            else:
+                self._pin_failures.setdefault(game_id, []).append(time.monotonic())
+        return ok
+
+    # -- calibration (stored for the pipeline) -------------------------------------------------
+
+    def save_calibration(self, game_id: str, kind: str, data: Mapping[str, Any],
+                         image: bytes | None = None) -> None:
+        if kind not in ("corners", "empty", "layout"):
+            raise StoreError("bad_calibration", f"unknown calibration kind {kind!r}")
+        with self._lock:
+            self.live(game_id)
+            self._db.execute(
+                "INSERT OR REPLACE INTO calibration (game_id, kind, at, data, image)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (game_id, kind, time.time(), json.dumps(dict(data)), image),
+            )
+
+    def calibration(self, game_id: str) -> dict[str, dict[str, Any]]:
+        """What was captured for a game: ``{kind: {"at", "data", "image"}}``."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT kind, at, data, image FROM calibration WHERE game_id = ?", (game_id,)
+            ).fetchall()
+        return {k: {"at": at, "data": json.loads(d), "image": img} for k, at, d, img in rows}
+
+
+def _pin_token(pin: str, salt: bytes) -> bytes:
+    return hashlib.sha256(salt + pin.encode("utf-8")).digest()
+
+
+def validate_name(name: object) -> str:
+    """A player's name: 1 to 40 printable characters.
+
+    >>> validate_name("  Ann ")
+    'Ann'
+    >>> validate_name("")
+    Traceback (most recent call last):
+    ...
+    webui.store.StoreError: bad_name: a player's name must not be empty
+    """
+    if not isinstance(name, str):
+        raise StoreError("bad_name", "a player's name must be a string")
+    name = " ".join(name.split())
+    if not name:
+        raise StoreError("bad_name", "a player's name must not be empty")
+    if len(name) > NAME_MAX:
+        raise StoreError("bad_name", f"a player's name is at most {NAME_MAX} characters")
+    if not name.isprintable():
+        raise StoreError("bad_name", "a player's name must be printable characters")
+    return name
+
+
+# -- normalising operations ---------------------------------------------------------------------
+
+def _letters(live: LiveGame, text: str, what: str, *, allow_blank: bool = True,
+             allow_dot: bool = False) -> str:
+    """Check each tile of ``text`` against the game's tile set."""
+    try:
+        tiles = live.tileset.split(text)
+    except TileError as exc:
+        raise StoreError("bad_letters", f"{what}: {exc}") from None
+    for tile in tiles:
+        if tile == "." and allow_dot:
+            continue
+        if tile == "?" and allow_blank:
+            continue
+        try:
+            if tile in ".?":
+                raise TileError(f"{tile!r} is not allowed here")
+            live.tileset.check_letter(tile)
+        except TileError as exc:
+            raise StoreError("bad_letters", f"{what}: {exc}") from None
+    return text
+
+
+def normalise_op(op: Any, live: LiveGame) -> dict[str, Any]:
+    """Check an operation's shape and types and return it in stored form (only known keys).
+
+    Rule checks (whose turn, legal placement, ...) are the game's; this is about input."""
+    if not isinstance(op, dict) or not isinstance(op.get("op"), str):
+        raise StoreError("bad_request", "an operation is a JSON object with a string 'op'")
+    kind = op["op"]
+    n_players = len(live.settings.players)
+    out: dict[str, Any] = {"op": kind}
+
+    def rack() -> None:
+        r = require_str(op, "rack", max_len=20, optional=True)
+        if r is not None:
+            out["rack"] = _letters(live, r.upper().replace(".", "?"), "rack")
+
+    if kind == "play":
+        position = require_str(op, "position", max_len=4)
+        if not re.fullmatch(r"(?:[A-Oa-o](?:1[0-5]|[1-9]))|(?:(?:1[0-5]|[1-9])[A-Oa-o])",
+                            position or ""):
+            raise StoreError("bad_position",
+                             f"{position!r} is not a position like 8D (across) or D8 (down)")
+        out["position"] = position
+        word = require_str(op, "word", max_len=40)
+        out["word"] = _letters(live, word, "word", allow_blank=False, allow_dot=True)
+        rack()
+    elif kind == "place":
+        tiles = op.get("tiles")
+        if not isinstance(tiles, dict) or not tiles or len(tiles) > 15:
+            raise StoreError("bad_tiles",
+                             "tiles must be an object of 1 to 15 {square: letter} pairs")
+        clean: dict[str, str] = {}
+        for name, letter in tiles.items():
+            square = parse_square(name, "a tile's square")
+            if not isinstance(letter, str) or not letter or len(letter) > 4:
+                raise StoreError("bad_tiles", f"{square}: the letter must be a short string")
+            tiles_in = live.tileset.split(letter)
+            if len(tiles_in) != 1:
+                raise StoreError("bad_tiles", f"{square}: {letter!r} is not one tile")
+            _letters(live, letter, f"tile on {square}")
+            clean[square.name] = letter
+        out["tiles"] = clean
+        rack()
+    elif kind == "pass":
+        rack()
+    elif kind == "exchange":
+        tiles = op.get("tiles")
+        if isinstance(tiles, int) and not isinstance(tiles, bool):
+            if not 1 <= tiles <= live.game.rules.rack_size:
+                raise StoreError("out_of_range", "exchange between 1 and a full rack of tiles")
+            out["tiles"] = tiles
+        elif isinstance(tiles, str) and tiles.strip().isdigit():
+            out["tiles"] = require_int(op, "tiles", low=1, high=live.game.rules.rack_size)
+        else:
+            text = require_str(op, "tiles", max_len=20)
+            out["tiles"] = _letters(live, text.upper(), "exchanged tiles")
+        rack()
+    elif kind == "challenge":
+        challenger = require_int(op, "challenger", low=0, high=n_players - 1, optional=True)
+        if challenger is not None:
+            out["challenger"] = challenger
+    elif kind in ("withdraw", "undo"):
+        pass
+    elif kind == "challenge_bonus":
+        points = require_int(op, "points", low=0, high=1000, optional=True)
+        if points is not None:
+            out["points"] = points
+    elif kind == "lose_turn":
+        player = require_int(op, "player", low=0, high=n_players - 1, optional=True)
+        if player is not None:
+            out["player"] = player
+    elif kind == "end_game":
+        racks = op.get("racks")
+        if racks is not None:
+            if not isinstance(racks, dict):
+                raise StoreError("wrong_type", "racks must be an object {player index: rack}")
+            clean_racks: dict[str, str] = {}
+            for key, value in racks.items():
+                index = require_int({"player": key}, "player", low=0, high=n_players - 1)
+                if value is None or (isinstance(value, str) and not value.strip()):
+                    continue
+                if not isinstance(value, str) or len(value) > 20:
+                    raise StoreError("wrong_type", f"rack of player {index} must be letters")
+                clean_racks[str(index)] = _letters(live, value.strip().upper(), "rack")
+            out["racks"] = clean_racks or None
+        else:
+            out["racks"] = None
+        # The clocks are read now and the minutes stored: replay must not depend on clocks.
+        minutes = live.clocks.overtime_minutes(time.time(), live.game.turn)
+        out["time_penalties"] = {str(p): m for p, m in enumerate(minutes) if m > 0}
+    elif kind == "time_penalty":
+        out["player"] = require_int(op, "player", low=0, high=n_players - 1)
+        out["minutes"] = require_int(op, "minutes", low=1, high=600)
+    elif kind == "adjust":
+        out["player"] = require_int(op, "player", low=0, high=n_players - 1)
+        out["points"] = require_int(op, "points", low=-1000, high=1000)
+        out["reason"] = require_str(op, "reason", max_len=100)
+    elif kind == "correct":
+        out["square"] = parse_square(op.get("square")).name
+        letter = require_str(op, "letter", max_len=4)
+        if len(live.tileset.split(letter)) != 1 or letter in ".?":
+            raise StoreError("bad_letters", f"{letter!r} is not one letter")
+        out["letter"] = _letters(live, letter, "letter", allow_blank=False)
+    elif kind == "clock":
+        action = op.get("action")
+        if action not in ("start", "pause"):
+            raise StoreError("bad_request", "clock action must be 'start' or 'pause'")
+        out["action"] = action
+    elif kind == "question":
+        qkind = require_str(op, "kind", max_len=40)
+        if not re.fullmatch(r"[a-z_]+", qkind or ""):
+            raise StoreError("bad_request", "a question's kind is lower-case letters and _")
+        data = op.get("data", {})
+        options = op.get("options", [])
+        if not isinstance(data, dict):
+            raise StoreError("wrong_type", "a question's data must be an object")
+        if not isinstance(options, list) or not all(isinstance(o, str) and len(o) <= 60
+                                                    for o in options) or len(options) > 100:
+            raise StoreError("wrong_type", "options must be a list of at most 100 short strings")
+        text = json.dumps(data)
+        if len(text) > 20_000:
+            raise StoreError("too_long", "a question's data is limited to 20,000 characters")
+        if qkind == "blank_letter":
+            squares = data.get("squares")
+            if not isinstance(squares, list) or not squares or len(squares) > 2:
+                raise StoreError("bad_question", "a blank_letter question names 1 or 2 squares")
+            data = dict(data)
+            data["squares"] = [parse_square(s).name for s in squares]
+            placement = data.get("placement")
+            if placement is not None:
+                if not isinstance(placement, dict):
+                    raise StoreError("bad_question", "placement must be {square: letter}")
+                data["placement"] = {parse_square(k).name: v for k, v in placement.items()}
+                for s in data["squares"]:
+                    if data["placement"].get(s) != "?":
+                        raise StoreError("bad_question",
+                                         f"the placement must have '?' on blank square {s}")
+        out.update(kind=qkind, data=data, options=list(options))
+    elif kind == "answer":
+        qid = require_int(op, "qid", low=1, high=1_000_000)
+        q = live.question(qid)
+        answer = require_str(op, "answer", max_len=60)
+        if q.kind == "blank_letter":
+            letters = live.tileset.split(answer)
+            if len(letters) != len(q.data["squares"]) or any(t in ".?" for t in letters):
+                raise StoreError(
+                    "bad_answer",
+                    f"name {len(q.data['squares'])} letter(s), one per blank, got {answer!r}",
+                )
+            answer = _letters(live, answer.upper(), "answer", allow_blank=False)
+        elif q.options and answer not in q.options:
+            raise StoreError("bad_answer", f"answer one of: {', '.join(q.options)}")
+        out.update(qid=qid, answer=answer)
+    else:
+        raise StoreError("unknown_op", f"unknown operation {kind!r}")
+    return out
+
+
+def blank_question_for(live: LiveGame, tiles: Mapping[str, str],
+                       rack: str | None) -> tuple[dict[str, str] | None, dict[str, Any] | None]:
+    """For camera tiles where a blank's letter is unknown (``"?"``), either the tiles with the
+    one letter choice the word list allows, or (``None``, a question op) when it allows
+    several or none."""
+    from scorer.rules import words_with_unknown_blanks
+
+    blanks = sorted(name for name, letter in tiles.items() if letter == "?")
+    if not blanks:
+        return dict(tiles), None
+    squares = {Square.parse(k): v for k, v in tiles.items()}
+    words = words_with_unknown_blanks(live.game.board, squares)
+    solutions = live.lexicon.blank_solutions(words, live.tileset, limit=40)
+    # Ids in words_with_unknown_blanks number the blanks in square order.
+    ordered = sorted(Square.parse(b) for b in blanks)
+    if len(solutions) == 1:
+        resolved = dict(tiles)
+        for blank_id, square in enumerate(ordered):
+            resolved[square.name] = solutions[0][blank_id].lower()
+        return resolved, None
+    options = ["".join(sol[i] for i in range(len(ordered))) for sol in solutions]
+    data: dict[str, Any] = {"squares": [s.name for s in ordered], "placement": dict(tiles),
+                            "words": ["".join(str(x) if isinstance(x, str) else "?" for x in w)
+                                      for w in words]}
+    if rack:
+        data["rack"] = rack
+    return None, {"op": "question", "kind": "blank_letter", "options": options, "data": data}
+
+
+def premium_rows() -> list[list[str]]:
+    """The premium code of every square, row by row (what the page colours squares by)."""
+    return [list(row) for row in PREMIUM_LAYOUT]
+
+__all__ = [
+    "DEFAULT_LEXICON",
+    "GameSettings",
+    "GameStore",
+    "LiveGame",
+    "Question",
+    "StoreError",
+    "blank_question_for",
+    "default_database",
+    "describe_op",
+    "event_dict",
+    "normalise_op",
+]
