@@ -99,13 +99,18 @@ class Placement:
         else:
             tiles = tuple(word)
         dr, dc = direction.step
+        # Check the length first: a word that runs off the board is that fault, whatever the
+        # squares it does cover hold.
+        last = len(tiles) - 1
+        if tiles and (start.row + dr * last >= SIZE or start.col + dc * last >= SIZE):
+            raise IllegalPlay(
+                "off_board",
+                f"{position} {_join(tiles)} runs off the board "
+                f"({len(tiles)} tiles from {start})",
+            )
         new: list[tuple[Square, str]] = []
         for i, tile in enumerate(tiles):
             r, c = start.row + dr * i, start.col + dc * i
-            if r >= SIZE or c >= SIZE:
-                raise IllegalPlay(
-                    "off_board", f"{position} {_join(tiles)} runs off the board at tile {i + 1}"
-                )
             existing = board.cells[r * SIZE + c]
             if tile == ".":
                 if existing is None:
