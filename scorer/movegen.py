@@ -30,11 +30,13 @@ so in Spanish ``"CHARRO"`` is ``CH A RR O`` and a C tile followed by an H tile d
 
 from __future__ import annotations
 
+import gc
 import heapq
 import random
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from scorer.board import Board
@@ -74,7 +76,28 @@ _WORD_MULT: tuple[tuple[tuple[int, ...], ...], ...] = (
     tuple(tuple(MULTIPLIERS[p][1] for p in row) for row in PREMIUM_LAYOUT),
     tuple(tuple(MULTIPLIERS[PREMIUM_LAYOUT[r][c]][1] for r in range(SIZE)) for c in range(SIZE)),
 )
+_LETTER_MULT_AT: tuple[int, ...] = sum(_LETTER_MULT[0], ())  # by cell index row * 15 + col
+_WORD_MULT_AT: tuple[int, ...] = sum(_WORD_MULT[0], ())
 _DIRECTIONS = (Direction.ACROSS, Direction.DOWN)
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Hold off the cyclic garbage collector while a search runs.
+
+    A search (or a graph build) allocates hundreds of thousands of short-lived tuples and keeps
+    tens of thousands of objects; the allocation bursts set off collections that walk every
+    tracked object in the process (the word sets of loaded lexicons among them), which costs
+    up to half the run time.  Neither makes reference cycles worth collecting, and the
+    collector is restored as it was, also on error.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 # -- the word graph ------------------------------------------------------------------------------
@@ -124,6 +147,11 @@ class WordGraph:
         """
         started = time.perf_counter()
         tileset = tileset or TileSet.named("en")
+        with _gc_paused():
+            return cls._build(words, tileset, started)
+
+    @classmethod
+    def _build(cls, words: Words, tileset: TileSet, started: float) -> WordGraph:
         spelt, skipped = _spell(words, tileset)
         edges: list[dict[str, int]] = [{}]
         terminal = [False]
@@ -560,59 +588,92 @@ def _scored(
     bingo_bonus: int,
 ) -> ScoredPlay:
     """The :class:`ScoredPlay` of a play found by the search, as ``score_play`` builds it."""
-    _, orientation, row, placed = raw
+    _, orientation, line, placed = raw
+    # Cell index of position p along the line: origin + p * along; a step across it: across.
     if orientation == 0:
-        def index(line: int, pos: int) -> int:
-            return line * SIZE + pos
+        origin, along, across = line * SIZE, 1, SIZE
     else:
-        def index(line: int, pos: int) -> int:
-            return pos * SIZE + line
-    letter_mult = _LETTER_MULT[orientation]
-    word_mult = _WORD_MULT[orientation]
-    value = tileset.value
-    main_dir = _DIRECTIONS[orientation]
-    cross_dir = _DIRECTIONS[1 - orientation]
-    new = dict(placed)
+        origin, along, across = line, SIZE, 1
+    value = _tile_values(tileset)
+    new = {origin + p * along: t for p, t in placed}
 
-    def at(a: int, b: int) -> str | None:
-        if a == row and b in new:
-            return new[b]
-        return cells[index(a, b)]
-
-    def word(pos: int, da: int, db: int, direction: Direction) -> FormedWord | None:
-        """The run of tiles through (row, pos) along (da, db), when it is two tiles long."""
-        a, b = row, pos
-        while a >= da and b >= db and at(a - da, b - db) is not None:
-            a, b = a - da, b - db
-        start = _SQUARES[index(a, b)]
-        tiles: list[str] = []
-        fresh: list[bool] = []
-        total = 0
-        wmul = 1
-        while a < SIZE and b < SIZE and (tile := at(a, b)) is not None:
-            is_new = a == row and b in new
-            if is_new:
-                total += value(tile) * letter_mult[a][b]
-                wmul *= word_mult[a][b]
-            else:
-                total += value(tile)
-            tiles.append(tile)
-            fresh.append(is_new)
-            a, b = a + da, b + db
-        if len(tiles) < 2:
-            return None
-        return FormedWord(start, direction, tuple(tiles), tuple(fresh), total * wmul)
-
+    # The main word: existing tiles before the first new one, then through to the last run.
     first = placed[0][0]
-    main = word(first, 0, 1, main_dir)
-    assert main is not None, "the search only finds plays whose main word has two tiles"
-    cross = tuple(
-        w for pos, _ in placed if (w := word(pos, 1, 0, cross_dir)) is not None
+    while first > 0 and cells[origin + (first - 1) * along] is not None:
+        first -= 1
+    last = placed[-1][0]
+    while last < SIZE - 1 and cells[origin + (last + 1) * along] is not None:
+        last += 1
+    tiles: list[str] = []
+    fresh: list[bool] = []
+    total = 0
+    wmul = 1
+    for i in range(origin + first * along, origin + last * along + 1, along):
+        tile = new.get(i)
+        if tile is None:
+            tile = cells[i]
+            total += value[tile]  # type: ignore[index]
+            fresh.append(False)
+        else:
+            total += value[tile] * _LETTER_MULT_AT[i]
+            wmul *= _WORD_MULT_AT[i]
+            fresh.append(True)
+        tiles.append(tile)  # type: ignore[arg-type]
+    main = FormedWord(
+        _SQUARES[origin + first * along], _DIRECTIONS[orientation], tuple(tiles), tuple(fresh),
+        total * wmul,
     )
+
+    cross: list[FormedWord] = []
+    cross_direction = _DIRECTIONS[1 - orientation]
+    for i, tile in new.items():
+        top = i
+        for _ in range(line):
+            if cells[top - across] is None:
+                break
+            top -= across
+        bottom = i
+        for _ in range(SIZE - 1 - line):
+            if cells[bottom + across] is None:
+                break
+            bottom += across
+        if top == bottom:
+            continue
+        word_total = 0
+        word_tiles: list[str] = []
+        for j in range(top, bottom + 1, across):
+            existing = cells[j]
+            if existing is None:
+                word_tiles.append(tile)
+                word_total += value[tile] * _LETTER_MULT_AT[i]
+            else:
+                word_tiles.append(existing)
+                word_total += value[existing]
+        cross.append(
+            FormedWord(
+                _SQUARES[top], cross_direction, tuple(word_tiles),
+                tuple(j == i for j in range(top, bottom + 1, across)),
+                word_total * _WORD_MULT_AT[i],
+            )
+        )
     bingo = len(placed) in bingo_sizes
     total = main.score + sum(w.score for w in cross) + (bingo_bonus if bingo else 0)
-    placement = Placement(tuple((_SQUARES[index(row, pos)], t) for pos, t in placed), main_dir)
-    return ScoredPlay(placement, main, cross, total, bingo)
+    placement = Placement(tuple((_SQUARES[i], t) for i, t in new.items()), main.direction)
+    return ScoredPlay(placement, main, tuple(cross), total, bingo)
+
+
+def _tile_values(tileset: TileSet) -> dict[str, int]:
+    """Face value of every tile of the set as it may sit on the board: upper case for a letter
+    tile, lower case (worth 0) for a blank standing for it."""
+    values = _VALUE_TABLES.get(tileset)
+    if values is None:
+        values = {t: tileset.value(t) for t in tileset.letters}
+        values.update({t.lower(): 0 for t in tileset.letters})
+        _VALUE_TABLES[tileset] = values
+    return values
+
+
+_VALUE_TABLES: dict[TileSet, dict[str, int]] = {}
 
 
 def generate_plays(
@@ -637,12 +698,14 @@ def generate_plays(
     """
     tileset = tileset or TileSet.named("en")
     graph = WordGraph.cached(words, tileset)
-    raws = _search(graph, board.cells, _rack_tiles(rack, tileset), bingo_sizes, bingo_bonus)
-    if limit is None:
-        raws.sort(key=_rank)
-    else:
-        raws = heapq.nsmallest(limit, raws, key=_rank)
-    return [_scored(board.cells, raw, tileset, bingo_sizes, bingo_bonus) for raw in raws]
+    tiles = _rack_tiles(rack, tileset)
+    with _gc_paused():
+        raws = _search(graph, board.cells, tiles, bingo_sizes, bingo_bonus)
+        if limit is None:
+            raws.sort(key=_rank)
+        else:
+            raws = heapq.nsmallest(limit, raws, key=_rank)
+        return [_scored(board.cells, raw, tileset, bingo_sizes, bingo_bonus) for raw in raws]
 
 
 def best_play(
@@ -813,7 +876,8 @@ def generate_game(
     while True:
         rack = racks[player]
         before = tuple(_sorted_rack(rack))
-        raws = _search(graph, board.cells, rack, bingo_sizes, BINGO_BONUS)
+        with _gc_paused():
+            raws = _search(graph, board.cells, rack, bingo_sizes, BINGO_BONUS)
         play: ScoredPlay | None = None
         exchanged: tuple[str, ...] = ()
         if raws:
