@@ -50,6 +50,11 @@ class Glyph:
     ink: np.ndarray
     #: Glyph height as a fraction of the square's side.
     height: float
+    #: Where the point-value digit is, relative to the glyph's centre, in squares ((+, +) is
+    #: lower right, as on an upright tile), or None if no digit was seen.
+    digit: tuple[float, float] | None = None
+    #: Whether small marks sit above the letter (the dots of Ä, Ö, Ü).
+    marked: bool = False
 
 
 @dataclass(frozen=True)
@@ -143,13 +148,14 @@ def extract_glyph(crop: np.ndarray, square_px: int) -> Glyph | None:
         return None
     x, y, w, h, area = stats[best]
     keep = labels == best
+    marked = False
     for k in range(1, count):
         if k == best:
             continue
         x2, y2, w2, h2, a2 = stats[k]
         above = (
             y2 + h2 <= y + 2 and y2 >= y - 0.4 * h and x2 >= x - 3 and x2 + w2 <= x + w + 3
-            and 3 <= a2 <= 0.2 * area and w2 <= 0.4 * h and h2 <= 0.35 * h
+            and 3 <= a2 <= 0.2 * area and w2 <= 0.8 * w and h2 <= 0.35 * h
         )
         beside = (
             h2 >= 0.7 * h and abs((y2 + h2 / 2) - (y + h / 2)) < 0.2 * h
@@ -158,6 +164,8 @@ def extract_glyph(crop: np.ndarray, square_px: int) -> Glyph | None:
         )
         if (above or beside) and inner[labels == k].mean() >= 0.9:
             keep |= labels == k
+            marked = marked or above
+    digit = _digit_offset(stats, centres, labels, inner, keep, (x + w / 2, y + h / 2), s)
     ys, xs = np.nonzero(keep)
     y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
     glyph = keep[y0:y1, x0:x1]
@@ -165,7 +173,40 @@ def extract_glyph(crop: np.ndarray, square_px: int) -> Glyph | None:
         normalised=normalise(glyph),
         ink=glyph.astype(np.uint8) * 255,
         height=float(y1 - y0) / s,
+        digit=digit,
+        marked=marked,
     )
+
+
+def _digit_offset(
+    stats: np.ndarray, centres: np.ndarray, labels: np.ndarray, inner: np.ndarray,
+    glyph_mask: np.ndarray, glyph_centre: tuple[float, float], square_px: float,
+) -> tuple[float, float] | None:
+    """Offset of the point-value digit from the glyph's centre, in squares (None if unseen).
+
+    The digit is the small ink on the same face beside the glyph; its side tells which way up
+    the tile is, whatever the letter.
+    """
+    total = np.zeros(2)
+    weight = 0.0
+    glyph_ids = set(np.unique(labels[glyph_mask]).tolist())
+    for k in range(1, len(stats)):
+        if k in glyph_ids:
+            continue
+        x, y, w, h, area = stats[k]
+        if not (0.08 * square_px <= max(w, h) <= 0.4 * square_px) or area < 4:
+            continue
+        offset = (centres[k] - np.asarray(glyph_centre)) / square_px
+        if np.hypot(*offset) > 0.6 or np.hypot(*offset) < 0.2:
+            continue
+        if inner[labels == k].mean() < 0.9:
+            continue
+        total += offset * area
+        weight += area
+    if weight == 0:
+        return None
+    dx, dy = total / weight
+    return float(dx), float(dy)
 
 
 def normalise(mask: np.ndarray) -> np.ndarray:

@@ -39,6 +39,9 @@ _CHARACTER = re.compile(
     r"x_bboxes (-?\d+) (-?\d+) (-?\d+) (-?\d+); x_conf ([\d.]+)[^>]*>([^<]*)<"
 )
 
+#: Confidence given to a solid bar read as I without Tesseract.
+BAR_CONFIDENCE = 0.9
+
 #: Tesseract language data for a tile set code; other sets use English data.
 LANGUAGES: dict[str, str] = {"de": "deu", "en": "eng"}
 
@@ -71,6 +74,16 @@ def compose_sheet(
         oy, ox = y + (CELL_PX - gh) // 2, x + (CELL_PX - gw) // 2
         sheet[oy : oy + gh, ox : ox + gw] = np.where(glyph > 127, 0, 255).astype(np.uint8)
     return sheet, cells
+
+
+def is_bar(ink: np.ndarray) -> bool:
+    """Whether a glyph is a solid upright bar (an I).
+
+    >>> is_bar(np.full((30, 6), 255, np.uint8)), is_bar(np.full((30, 20), 255, np.uint8))
+    (True, False)
+    """
+    h, w = ink.shape[:2]
+    return h > 0 and w / h < 0.3 and float((ink > 127).mean()) > 0.85
 
 
 def parse_hocr_characters(hocr: str) -> list[tuple[int, int, int, int, float, str]]:
@@ -123,6 +136,18 @@ class TesseractReader:
             raise TesseractUnavailable(
                 f"tesseract program {pytesseract.pytesseract.tesseract_cmd!r} not found"
             )
+        # A lone upright bar is an I in every tile set's font, and Tesseract drops it as a
+        # ruled line when no other letter stands to its left on the sheet.
+        bars = {i for i, ink in enumerate(inks) if "I" in self.tileset.counts and is_bar(ink)}
+        rest = [i for i in range(len(inks)) if i not in bars]
+        answers = dict.fromkeys(bars, LetterGuess("I", BAR_CONFIDENCE))
+        if rest:
+            answers.update(zip(rest, self._read_sheet([inks[i] for i in rest]), strict=True))
+        return [answers[i] for i in range(len(inks))]
+
+    def _read_sheet(self, inks: Sequence[np.ndarray]) -> list[LetterGuess]:
+        import pytesseract
+
         sheet, cells = compose_sheet(inks)
         # A white border: Tesseract misreads text touching the image's edge.
         sheet = cv2.copyMakeBorder(

@@ -1,0 +1,346 @@
+"""A calibration profile: what has been learnt about one camera, board and tile set.
+
+A profile is a folder:
+
+``profile.json``
+    ``{"version": 1, "tileset": "de", "corners": [[x, y] x4] or null, "orientation": 0..3 or
+    null, "occupancy": {...} or null}``.  ``corners`` are kept when every calibration photo
+    found the grid in the same place (a fixed camera); ``orientation`` is the number of
+    counter-clockwise quarter turns of the rectified photo that make the tiles upright.
+``samples.npz``
+    ``glyphs`` uint8 (N, 24, 24), normalised glyphs of the user's own tiles, and ``labels``
+    (N,) their letters; ``?`` labels a blank tile on which ink was nevertheless found.
+
+Photos whose contents are known (:meth:`Profile.extend`) and moves the players confirmed
+(:meth:`Profile.extend_from_squares`) add samples.
+
+>>> profile = Profile(tileset="de")
+>>> profile.counts()
+{}
+>>> parse_board_rows(["." * 15] * 14 + ["......ab.......".upper()])[14][6:8]
+'AB'
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from scorer.tiles import TileSet
+from vision.letters import BLANK, GLYPH_PX, LetterClassifier, crop_margin_px
+
+PROFILE_VERSION = 1
+PROFILE_FILE = "profile.json"
+SAMPLES_FILE = "samples.npz"
+SIZE = 15
+#: Largest corner disagreement (pixels, relative to the grid's width) still taken as the same
+#: camera position.
+FIXED_CAMERA_TOLERANCE = 0.01
+#: Samples kept per letter: more add time to every read and little accuracy.
+MAX_SAMPLES_PER_LETTER = 60
+
+
+class ProfileError(ValueError):
+    """A profile folder or a known board that cannot be used (says what and where)."""
+
+
+def parse_board_rows(rows: Sequence[str], tileset: TileSet | None = None) -> list[str]:
+    """Check 15 rows of 15 squares (``.`` empty, upper case letter, lower case blank).
+
+    >>> parse_board_rows(["x" * 15] * 14)
+    Traceback (most recent call last):
+    ...
+    calibration.profile.ProfileError: a board has 15 rows, got 14
+    """
+    rows = [row.strip() for row in rows if row.strip()]
+    if len(rows) != SIZE:
+        raise ProfileError(f"a board has {SIZE} rows, got {len(rows)}")
+    for number, row in enumerate(rows, 1):
+        if len(row) != SIZE:
+            raise ProfileError(f"board row {number} has {len(row)} squares, not {SIZE}: {row!r}")
+        if tileset is not None:
+            for col, ch in enumerate(row, 1):
+                if ch != "." and ch.upper() not in tileset.counts:
+                    raise ProfileError(
+                        f"board row {number}, column {col}: {ch!r} is not a letter of the "
+                        f"{tileset.name} tile set"
+                    )
+    return rows
+
+
+def read_board_file(path: str | Path, tileset: TileSet | None = None) -> list[str]:
+    """The known board in a text file: 15 lines as :func:`parse_board_rows` takes them."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ProfileError(f"cannot read board file {path}: {exc.strerror}") from exc
+    try:
+        return parse_board_rows(text.splitlines(), tileset)
+    except ProfileError as exc:
+        raise ProfileError(f"{path}: {exc}") from None
+
+
+@dataclass
+class ExtendReport:
+    """What one calibration photo added."""
+
+    letters: int = 0
+    blanks: int = 0
+    #: Squares of the known board that held a letter but showed no glyph, or the reverse.
+    disagreements: list[tuple[int, int, str]] = field(default_factory=list)
+
+
+@dataclass
+class Profile:
+    """What is learnt about one camera, board and tile set (see the module's docstring)."""
+
+    tileset: str = "en"
+    corners: np.ndarray | None = None
+    orientation: int | None = None
+    occupancy: dict | None = None
+    glyphs: np.ndarray = field(
+        default_factory=lambda: np.zeros((0, GLYPH_PX, GLYPH_PX), np.uint8)
+    )
+    labels: list[str] = field(default_factory=list)
+    version: int = PROFILE_VERSION
+    #: Corners found in each calibration photo (to tell a fixed camera); not saved.
+    _seen_corners: list[np.ndarray] = field(default_factory=list, repr=False)
+    _classifier: LetterClassifier | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.tileset = TileSet.named(self.tileset).code
+
+    # ---------------------------------------------------------------- persistence
+
+    @classmethod
+    def load(cls, directory: str | Path) -> Profile:
+        """Read a profile folder written by :meth:`save`."""
+        directory = Path(directory)
+        path = directory / PROFILE_FILE
+        try:
+            meta = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ProfileError(f"no profile in {directory}: {PROFILE_FILE} missing") from None
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ProfileError(f"cannot read {path}: {exc}") from exc
+        if not isinstance(meta, dict):
+            raise ProfileError(f"{path}: not a profile (expected a JSON object)")
+        if meta.get("version") != PROFILE_VERSION:
+            raise ProfileError(
+                f"{path}: unsupported profile version {meta.get('version')!r}, "
+                f"this program reads version {PROFILE_VERSION}"
+            )
+        corners = meta.get("corners")
+        profile = cls(
+            tileset=meta.get("tileset", "en"),
+            corners=None if corners is None else np.asarray(corners, np.float32).reshape(4, 2),
+            orientation=meta.get("orientation"),
+            occupancy=meta.get("occupancy"),
+        )
+        samples = directory / SAMPLES_FILE
+        if samples.exists():
+            try:
+                with np.load(samples, allow_pickle=False) as data:
+                    glyphs = data["glyphs"].astype(np.uint8)
+                    labels = [str(x) for x in data["labels"]]
+            except (OSError, KeyError, ValueError) as exc:
+                raise ProfileError(f"cannot read {samples}: {exc}") from exc
+            if glyphs.shape[1:] != (GLYPH_PX, GLYPH_PX) or len(glyphs) != len(labels):
+                raise ProfileError(
+                    f"{samples}: glyphs {glyphs.shape} do not match {len(labels)} labels"
+                )
+            profile.glyphs, profile.labels = glyphs, labels
+        return profile
+
+    def save(self, directory: str | Path) -> None:
+        """Write the profile folder (created if missing); samples are written first."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(
+            directory / SAMPLES_FILE,
+            glyphs=self.glyphs.astype(np.uint8),
+            labels=np.array(self.labels, dtype=str),
+        )
+        meta = {
+            "version": self.version,
+            "tileset": self.tileset,
+            "corners": None if self.corners is None else np.round(self.corners, 2).tolist(),
+            "orientation": self.orientation,
+            "occupancy": self.occupancy,
+        }
+        tmp = directory / (PROFILE_FILE + ".tmp")
+        tmp.write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        tmp.replace(directory / PROFILE_FILE)
+
+    # ---------------------------------------------------------------- learning
+
+    def counts(self) -> dict[str, int]:
+        """Samples per label."""
+        return dict(sorted(Counter(self.labels).items()))
+
+    def classifier(self) -> LetterClassifier:
+        """The letter classifier trained on this profile's samples (built once, then reused)."""
+        if self._classifier is None or len(self._classifier) != len(self.labels):
+            classifier = LetterClassifier()
+            if self.labels:
+                classifier.fit(self.glyphs.astype(np.float32) / 255.0, self.labels)
+            self._classifier = classifier
+        return self._classifier
+
+    def add_samples(self, glyphs: np.ndarray, labels: Sequence[str]) -> None:
+        """Add normalised glyphs (float 0..1 or uint8) with their labels, oldest dropped first
+        beyond :data:`MAX_SAMPLES_PER_LETTER` of one label."""
+        glyphs = np.asarray(glyphs)
+        if glyphs.dtype != np.uint8:
+            glyphs = np.clip(np.round(glyphs * 255.0), 0, 255).astype(np.uint8)
+        glyphs = glyphs.reshape(-1, GLYPH_PX, GLYPH_PX)
+        if len(glyphs) != len(labels):
+            raise ProfileError(f"{len(glyphs)} glyphs but {len(labels)} labels")
+        tiles = TileSet.named(self.tileset)
+        for label in labels:
+            if label != BLANK and label not in tiles.counts:
+                raise ProfileError(f"{label!r} is not a letter of the {tiles.name} tile set")
+        all_glyphs = np.concatenate([self.glyphs, glyphs])
+        all_labels = list(self.labels) + list(labels)
+        keep = np.ones(len(all_labels), bool)
+        seen: Counter[str] = Counter()
+        for i in range(len(all_labels) - 1, -1, -1):
+            seen[all_labels[i]] += 1
+            keep[i] = seen[all_labels[i]] <= MAX_SAMPLES_PER_LETTER
+        self.glyphs = all_glyphs[keep]
+        self.labels = [label for label, k in zip(all_labels, keep, strict=True) if k]
+
+    def extend(self, image: np.ndarray, board_rows: Sequence[str]) -> ExtendReport:
+        """Learn from a photo whose board is known (15 rows; lower case = a blank).
+
+        Finds the grid (the profile's corners if they still fit), the orientation (the one
+        whose occupied squares match the known board best, then reads best), and adds one
+        glyph sample per tile.
+        """
+        from vision.locate import locate_board
+        from vision.read import check_image, rectify_with_margin
+
+        tiles = TileSet.named(self.tileset)
+        rows = parse_board_rows(board_rows, tiles)
+        image = check_image(image)
+        corners = locate_board(image).corners
+        self._note_corners(np.asarray(corners, np.float32))
+        rectified = rectify_with_margin(image, corners)
+        if self.orientation is None:
+            self.orientation = self._orientation_for(rectified, rows)
+        return self._learn(np.rot90(rectified, self.orientation), _squares_of(rows))
+
+    def extend_from_squares(
+        self, rectified: np.ndarray, squares: Mapping[object, str], square_px: int,
+        margin: int = 0,
+    ) -> ExtendReport:
+        """Learn from confirmed squares of a rectified photo (in the photo's own orientation).
+
+        ``squares`` maps board squares (``(row, col)`` or anything with ``row`` and ``col``,
+        in the upright board's coordinates) to their letter; lower case is a blank.
+        ``rectified`` is the grid at ``square_px`` per square with ``margin`` pixels around it.
+        """
+        import cv2
+
+        from vision.read import SQUARE_PX
+
+        if self.orientation is None:
+            raise ProfileError("the profile has no orientation yet: calibrate from a photo first")
+        side = 15 * square_px
+        grid = rectified[margin : margin + side, margin : margin + side]
+        if grid.shape[:2] != (side, side):
+            raise ProfileError(
+                f"rectified image {rectified.shape[:2]} is smaller than 15 squares of "
+                f"{square_px} px plus a margin of {margin}"
+            )
+        # Re-sample at the reading scale, with the reading margin (edge tiles may overhang).
+        target_margin = crop_margin_px(SQUARE_PX)
+        scale = SQUARE_PX / square_px
+        have = int(margin * scale)
+        resized = cv2.resize(rectified, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        pad = max(0, target_margin - have)
+        if pad:
+            resized = cv2.copyMakeBorder(resized, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+        start = have + pad - target_margin
+        full = SQUARE_PX * 15 + 2 * target_margin
+        board = resized[start : start + full, start : start + full]
+        known: dict[tuple[int, int], str] = {}
+        for square, letter in squares.items():
+            r, c = (square.row, square.col) if hasattr(square, "row") else square  # type: ignore[attr-defined]
+            known[(int(r), int(c))] = letter
+        return self._learn(np.rot90(board, self.orientation), known)
+
+    # ---------------------------------------------------------------- internals
+
+    def _learn(self, upright: np.ndarray, known: Mapping[tuple[int, int], str]) -> ExtendReport:
+        from vision.read import glyphs_of
+
+        report = ExtendReport()
+        squares = sorted(known)
+        found = glyphs_of(upright, squares)
+        glyphs, labels = [], []
+        for square, glyph in zip(squares, found, strict=True):
+            letter = known[square]
+            is_blank = letter != letter.upper()
+            if glyph is None:
+                if not is_blank:
+                    report.disagreements.append((*square, letter))
+                else:
+                    report.blanks += 1
+                continue
+            glyphs.append(glyph.normalised)
+            labels.append(BLANK if is_blank else letter)
+            if is_blank:
+                report.blanks += 1
+            else:
+                report.letters += 1
+        if glyphs:
+            self.add_samples(np.stack(glyphs), labels)
+        return report
+
+    def _note_corners(self, corners: np.ndarray) -> None:
+        self._seen_corners.append(corners)
+        if self.corners is None and len(self._seen_corners) == 1:
+            self.corners = corners
+            return
+        reference = self.corners if self.corners is not None else self._seen_corners[0]
+        width = float(np.linalg.norm(reference[1] - reference[0]))
+        if float(np.abs(corners - reference).max()) > FIXED_CAMERA_TOLERANCE * width:
+            self.corners = None  # the camera moved: find the grid in every photo
+        elif self.corners is not None:
+            self.corners = np.median(np.stack(self._seen_corners), axis=0).astype(np.float32)
+
+    def _orientation_for(self, rectified: np.ndarray, rows: Sequence[str]) -> int:
+        """The quarter turns under which the photo's tiles match the known board best."""
+        from vision.read import glyphs_of, inner, occupancy_of
+
+        occupied, _ = occupancy_of(inner(rectified), self)
+        expected = np.array([[ch != "." for ch in row] for row in rows])
+        mismatches = [int((np.rot90(occupied, k) != expected).sum()) for k in range(4)]
+        best = min(mismatches)
+        candidates = [k for k in range(4) if mismatches[k] == best]
+        if len(candidates) == 1:
+            return candidates[0]
+        # A symmetric layout: ask which rotation's glyphs Tesseract reads as the known letters.
+        from vision.tesseract_reader import TesseractReader
+
+        known = [(sq, letter) for sq, letter in _squares_of(rows).items() if letter.isupper()]
+        reader = TesseractReader(self.tileset)
+        scores = []
+        for k in candidates:
+            glyphs = glyphs_of(np.rot90(rectified, k), [sq for sq, _ in known])
+            pairs = [(g, letter) for g, (_, letter) in zip(glyphs, known, strict=True) if g]
+            answers = reader.read([g.ink for g, _ in pairs])
+            right = (a.letter == letter for a, (_, letter) in zip(answers, pairs, strict=True))
+            scores.append(sum(right))
+        return candidates[int(np.argmax(scores))]
+
+
+def _squares_of(rows: Sequence[str]) -> dict[tuple[int, int], str]:
+    return {(r, c): ch for r, row in enumerate(rows) for c, ch in enumerate(row) if ch != "."}

@@ -1,0 +1,101 @@
+"""The batched Tesseract reader: one process for many tiles, boxes mapped back to tiles."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.tesseract_reader import (
+    CELL_PX,
+    TesseractReader,
+    compose_sheet,
+    parse_hocr_characters,
+)
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("tesseract") is None, reason="the tesseract program is not installed"
+)
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+GAME = SHARED / "data" / "photos" / "scrabscrap-game01"
+
+
+def rendered(letter: str, thickness: int = 3) -> np.ndarray:
+    """An isolated glyph as the reader gets it: ink 255, cropped to its box."""
+    canvas = np.zeros((60, 60), np.uint8)
+    cv2.putText(canvas, letter, (8, 45), cv2.FONT_HERSHEY_SIMPLEX, 1.3, 255, thickness,
+                cv2.LINE_AA)
+    ys, xs = np.nonzero(canvas > 127)
+    return canvas[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+
+
+def test_sheet_layout_keeps_glyphs_in_their_cells():
+    inks = [rendered(ch) for ch in "WIDE"] + [np.full((10, 200), 255, np.uint8)]
+    sheet, cells = compose_sheet(inks, columns=3)
+    assert sheet.shape == (2 * CELL_PX, 3 * CELL_PX)
+    for x, y, w, h in cells:
+        cell = sheet[y : y + h, x : x + w]
+        assert (cell < 128).any(), "every glyph is drawn"
+        # White all round: letters never touch, so Tesseract keeps them apart.
+        assert cell[:4].min() == 255 and cell[-4:].min() == 255
+        assert cell[:, :4].min() == 255 and cell[:, -4:].min() == 255
+
+
+def test_hocr_characters_parsed():
+    hocr = ("<span class='ocrx_cinfo' title='x_bboxes 1 2 3 4; x_conf 91.5'>Q</span>"
+            "<span class='ocrx_cinfo' title='x_bboxes 10 2 30 40; x_conf 12'>&#220;</span>")
+    assert parse_hocr_characters(hocr) == [(1, 2, 3, 4, 91.5, "Q"), (10, 2, 30, 40, 12.0, "Ü")]
+
+
+def test_reads_rendered_letters_in_one_call(monkeypatch):
+    import pytesseract
+
+    calls = []
+    real = pytesseract.image_to_pdf_or_hocr
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pytesseract, "image_to_pdf_or_hocr", counting)
+    letters = "HELLOWORLDQUIZ"
+    guesses = TesseractReader("en").read([rendered(ch) for ch in letters])
+    assert len(calls) == 1
+    read = "".join(g.letter for g in guesses)
+    assert sum(a == b for a, b in zip(read, letters, strict=True)) >= len(letters) - 1, read
+    assert all(0.0 <= g.confidence <= 1.0 for g in guesses)
+
+
+def test_whitelist_is_the_tile_sets_letters():
+    assert set(TesseractReader("de").whitelist) == set("ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÜ")
+    assert TesseractReader("de").language == "deu"
+    assert TesseractReader("en").read([]) == []
+
+
+def test_nothing_to_see_is_unread():
+    blob = np.full((3, 3), 255, np.uint8)  # a speck, not a letter
+    guess = TesseractReader("en").read([blob])[0]
+    assert guess.confidence < 0.5
+
+
+def test_real_tiles_of_one_photo():
+    if not GAME.is_dir():
+        pytest.skip(f"real photos not available: {GAME} is missing")
+    from vision.locate import locate_board
+    from vision.read import glyphs_of, rectify_with_margin
+
+    section = (GAME / "boards_after_each_move.txt").read_text("utf-8").split(
+        "## after move 20 ")[1]
+    board = section.splitlines()[1:16]
+    image = cv2.imread(str(GAME / "image-20.jpg"))
+    rectified = rectify_with_margin(image, locate_board(image).corners)
+    squares = [(r, c) for r in range(15) for c in range(15) if board[r][c].isupper()]
+    glyphs = glyphs_of(rectified, squares)
+    guesses = TesseractReader("de").read([g.ink for g in glyphs])
+    right = sum(g.letter == board[r][c] for g, (r, c) in zip(guesses, squares, strict=True))
+    assert len(squares) > 60
+    assert right / len(squares) >= 0.95

@@ -1,0 +1,73 @@
+"""``tilecam read``: read the board in one photo.
+
+Prints 15 lines of 15 squares (``.`` empty, upper case letter, ``?`` blank), or with ``--json``
+``{"board": [...], "corners": [[x, y] x4], "confidence": [[...] x15], "seconds": t}``.
+Exit status: 0 when read, 2 when the image cannot be read, no board is found in it, or the
+profile cannot be loaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+HELP = "Read the board in a photo: 15 lines of 15 squares, or --json with corners and confidence."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("image", metavar="IMAGE", type=Path, help="photo of the board")
+    parser.add_argument(
+        "--profile", metavar="DIR", type=Path,
+        help="calibration profile folder (from tilecam calibrate): learnt tiles, camera, tile set",
+    )
+    parser.add_argument(
+        "--tileset", default=None,
+        help="tile set of the game when no profile says it: en, de, ... (default: en)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of the board")
+
+
+def run(args: argparse.Namespace) -> int:
+    import cv2
+
+    from calibration.profile import Profile, ProfileError
+    from scorer.tiles import TileError, TileSet
+    from vision.locate import BoardNotFound
+    from vision.read import UnreadableImage, read_board
+
+    def fail(message: str) -> int:
+        print(f"tilecam read: {message}", file=sys.stderr)
+        return 2
+
+    profile = None
+    if args.profile is not None:
+        try:
+            profile = Profile.load(args.profile)
+        except ProfileError as exc:
+            return fail(str(exc))
+    try:
+        tileset = TileSet.named(args.tileset or (profile.tileset if profile else "en"))
+    except TileError as exc:
+        return fail(str(exc))
+    if profile is not None and args.tileset and tileset.code != profile.tileset:
+        return fail(
+            f"--tileset {tileset.code} differs from the profile's tile set {profile.tileset}"
+        )
+    if not args.image.is_file():
+        return fail(f"cannot read image {args.image}: no such file")
+    image = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
+    if image is None:
+        return fail(f"cannot read image {args.image}: not an image OpenCV can decode")
+    try:
+        reading = read_board(image, profile, tileset)
+    except UnreadableImage as exc:
+        return fail(f"cannot read image {args.image}: {exc}")
+    except BoardNotFound as exc:
+        return fail(f"no board found in {args.image}: {exc}")
+    if args.json:
+        print(json.dumps(reading.to_json(), ensure_ascii=False))
+    else:
+        print("\n".join(reading.board))
+    return 0

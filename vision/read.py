@@ -1,0 +1,398 @@
+"""The whole read of one photo: find the grid, straighten it, find the tiles, read them.
+
+:func:`read_board` runs the steps in order:
+
+1. the grid's corners, from the calibration profile when the camera is fixed (and they still
+   fit the picture), otherwise :func:`vision.locate.locate_board`;
+2. a top-down image with a margin around the grid (tiles stand up from the board and the
+   camera sees them shifted by parallax);
+3. which squares hold a tile (the profile's occupancy model, or the default one);
+4. which way up the tiles are (the profile's orientation, or the rotation that reads best);
+5. each occupied square's glyph: none means a blank, ``?``;
+6. the letters: the calibrated classifier for letters it knows and is sure of, and ONE
+   batched Tesseract call for everything else.
+
+Board rows are given the way the tiles read upright; ``corners`` are listed in that
+orientation too (top-left of the upright board first).
+"""
+
+from __future__ import annotations
+
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from scorer.tiles import TileSet
+from vision.letters import (
+    BLANK,
+    Glyph,
+    LetterClassifier,
+    LetterGuess,
+    crop_margin_px,
+    extract_glyph,
+    square_crop,
+)
+from vision.tesseract_reader import TesseractReader
+
+if TYPE_CHECKING:
+    from calibration.profile import Profile
+
+SIZE = 15
+#: Rectified square size for reading letters: glyphs are about half a square tall, so 48 px
+#: squares give 24 px glyphs, as large as the normalised glyph; 64 px read no better.
+SQUARE_PX = 48
+#: Classifier confidence above which Tesseract is not asked.
+ACCEPT = 0.7
+#: Classifier confidence below which a sure Tesseract answer overrules it.
+OVERRULE = 0.3
+#: :func:`vision.locate.check_corners` score below which a profile's fixed-camera corners are
+#: taken to no longer fit and the grid is searched for.
+CORNERS_STILL_FIT = 0.5
+#: Glyph height, relative to the photo's median, above which a letter carries marks above it.
+MARKED_HEIGHT = 1.15
+#: Occupied squares sampled to decide which way up the tiles are.
+ORIENTATION_SAMPLE = 12
+
+
+class UnreadableImage(ValueError):
+    """The picture is not an image that can be read (empty, wrong shape or type)."""
+
+
+@dataclass
+class BoardReading:
+    """What one photo shows: 15 rows of ``.`` (empty), upper case letters and ``?`` blanks."""
+
+    board: list[str]
+    #: Grid corners in the photo, float32 (4, 2): top-left, top-right, bottom-right, bottom-left
+    #: of the board as read (upright tiles).
+    corners: np.ndarray
+    #: Confidence 0..1 per square, (15, 15).
+    confidence: np.ndarray
+    seconds: float
+    #: Counter-clockwise quarter turns of the photo's grid that make the tiles upright.
+    orientation: int = 0
+    #: How each occupied square was read: "classifier", "tesseract" or "blank".
+    sources: dict[tuple[int, int], str] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        """The reading as plain JSON types."""
+        return {
+            "board": list(self.board),
+            "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in self.corners],
+            "confidence": [[round(float(c), 3) for c in row] for row in self.confidence],
+            "seconds": round(self.seconds, 4),
+        }
+
+
+def check_image(image: object) -> np.ndarray:
+    """The image as a BGR uint8 array, or :class:`UnreadableImage` saying what is wrong."""
+    if not isinstance(image, np.ndarray):
+        raise UnreadableImage(f"expected an image array, got {type(image).__name__}")
+    if image.dtype != np.uint8:
+        raise UnreadableImage(f"expected an 8-bit image, got {image.dtype}")
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.ndim != 3 or image.shape[2] not in (3, 4) or min(image.shape[:2]) < 32:
+        raise UnreadableImage(f"not a colour picture: shape {image.shape}")
+    if image.shape[2] == 4:
+        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    return image
+
+
+def rectify_with_margin(
+    image: np.ndarray, corners: np.ndarray, square_px: int = SQUARE_PX
+) -> np.ndarray:
+    """Top-down grid image of ``15 * square_px`` plus the crop margin on every side."""
+    from vision.rectify import rectify
+
+    return rectify(image, corners, square_px=square_px, margin=crop_margin_px(square_px))
+
+
+def inner(rectified: np.ndarray, square_px: int = SQUARE_PX) -> np.ndarray:
+    """The grid alone (no margin) of an image from :func:`rectify_with_margin`."""
+    margin = crop_margin_px(square_px)
+    side = SIZE * square_px
+    return rectified[margin : margin + side, margin : margin + side]
+
+
+def tile_faces(
+    rectified_grid: np.ndarray, square_px: int = SQUARE_PX
+) -> tuple[np.ndarray, np.ndarray]:
+    """Occupancy from tile faces: (occupied bool[15,15], confidence float[15,15]).
+
+    A tile face is light and unsaturated; every square of the board is saturated (green,
+    red, blue) or dark.  The centre half of each square is measured, which a tile shifted by
+    parallax still covers.
+    """
+    hsv = cv2.cvtColor(rectified_grid, cv2.COLOR_BGR2HSV)
+    face = ((hsv[..., 1] < 90) & (hsv[..., 2] > 100)).astype(np.float32)
+    # Glyph strokes are dark: close them into the face before measuring it.
+    k = max(3, int(square_px * 0.3) | 1)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    face = cv2.morphologyEx(face, cv2.MORPH_CLOSE, disc)
+    quarter = square_px // 4
+    cells = face.reshape(SIZE, square_px, SIZE, square_px)[
+        :, quarter : square_px - quarter, :, quarter : square_px - quarter
+    ]
+    fraction = cells.mean(axis=(1, 3))
+    occupied = fraction > 0.5
+    confidence = np.clip(np.abs(fraction - 0.5) * 2.5, 0.0, 1.0)
+    return occupied, confidence
+
+
+def glyphs_of(
+    rectified: np.ndarray, squares: list[tuple[int, int]], square_px: int = SQUARE_PX
+) -> list[Glyph | None]:
+    """The glyph (or None, a blank face) on each of ``squares`` of an upright rectified image."""
+    margin = crop_margin_px(square_px)
+    return [
+        extract_glyph(square_crop(rectified, r, c, square_px, margin), square_px)
+        for r, c in squares
+    ]
+
+
+def orientation_from_digits(glyphs: list[Glyph | None]) -> tuple[int, float]:
+    """Quarter turns that bring the point-value digits to the tiles' lower right, with the
+    share of digits that agree (0 when none was seen).
+
+    >>> from vision.letters import Glyph
+    >>> g = Glyph(np.zeros((24, 24), np.float32), np.zeros((1, 1), np.uint8), 0.5, (0.3, -0.3))
+    >>> orientation_from_digits([g, g, None])  # digits at the upper right: turn 3 times
+    (3, 1.0)
+    """
+    offsets = np.array([g.digit for g in glyphs if g is not None and g.digit is not None])
+    if len(offsets) == 0:
+        return 0, 0.0
+    votes = []
+    dx, dy = offsets[:, 0], offsets[:, 1]
+    for _ in range(4):
+        votes.append(int(((dx > 0) & (dy > 0)).sum()))
+        # np.rot90 turns the picture counter-clockwise: (dx, dy) -> (dy, -dx).
+        dx, dy = dy, -dx
+    best = int(np.argmax(votes))
+    return best, votes[best] / len(offsets)
+
+
+def find_orientation(
+    rectified: np.ndarray,
+    occupied: np.ndarray,
+    classifier: LetterClassifier | None,
+    tesseract: TesseractReader,
+    square_px: int = SQUARE_PX,
+) -> int:
+    """Counter-clockwise quarter turns of ``rectified`` that make its tiles upright.
+
+    First by the point-value digits, which sit at the lower right of an upright tile; when
+    too few are seen or they disagree, by reading a sample of occupied squares in all four
+    rotations: the classifier's similarity to its nearest learnt glyph when it knows some
+    letters, otherwise one Tesseract call over all four rotations.  Upright glyphs read best.
+    """
+    squares = [tuple(map(int, rc)) for rc in np.argwhere(occupied)]
+    if not squares:
+        return 0
+    turns, agreement = orientation_from_digits(glyphs_of(rectified, squares, square_px))
+    if agreement >= 0.75 and len(squares) >= 2:
+        return turns
+    step = max(1, len(squares) // ORIENTATION_SAMPLE)
+    sample = squares[::step][:ORIENTATION_SAMPLE]
+    per_rotation: list[list[Glyph]] = []
+    for k in range(4):
+        turned = np.rot90(rectified, k)
+        turned_sample = [_rotate_square(rc, k) for rc in sample]
+        per_rotation.append([g for g in glyphs_of(turned, turned_sample, square_px) if g])
+    if classifier is not None and len(classifier) > 0:
+        scores = [
+            float(classifier.similarities(np.stack([g.normalised for g in glyphs]))
+                  .max(axis=1).mean()) if glyphs else -1.0
+            for glyphs in per_rotation
+        ]
+    else:
+        inks = [g.ink for glyphs in per_rotation for g in glyphs]
+        guesses = tesseract.read(inks)
+        scores, start = [], 0
+        for glyphs in per_rotation:
+            chunk = guesses[start : start + len(glyphs)]
+            start += len(glyphs)
+            scores.append(sum(g.confidence for g in chunk) / max(1, len(sample)))
+    return int(np.argmax(scores))
+
+
+def _rotate_square(square: tuple[int, int], quarter_turns: int) -> tuple[int, int]:
+    """Where square (row, col) goes when the board image turns counter-clockwise.
+
+    >>> _rotate_square((0, 14), 1), _rotate_square((2, 3), 2), _rotate_square((2, 3), 4)
+    ((0, 0), (12, 11), (2, 3))
+    """
+    r, c = square
+    for _ in range(quarter_turns % 4):
+        r, c = SIZE - 1 - c, r
+    return r, c
+
+
+def read_letters(
+    glyphs: list[Glyph | None],
+    classifier: LetterClassifier | None,
+    tesseract: TesseractReader | None,
+    tileset: TileSet | None = None,
+) -> tuple[list[LetterGuess], list[str]]:
+    """A letter (``?`` for a blank) and confidence for each occupied square's glyph.
+
+    The classifier answers where it is sure; every other glyph goes to Tesseract in one call.
+    A letter the classifier has never seen can only come from Tesseract.  With ``tileset``,
+    marks seen above a glyph decide between a letter and its umlaut (:func:`with_marks`).
+    """
+    guesses: list[LetterGuess | None] = [None] * len(glyphs)
+    sources = [""] * len(glyphs)
+    unsure: list[int] = []
+    known = classifier is not None and len(classifier) > 0
+    calibrated = classifier.predict(
+        np.stack([g.normalised for g in glyphs if g is not None])
+    ) if known and any(g is not None for g in glyphs) else []
+    it = iter(calibrated)
+    for i, glyph in enumerate(glyphs):
+        if glyph is None:
+            guesses[i], sources[i] = LetterGuess(BLANK, 1.0), "blank"
+            continue
+        guess = next(it) if known else None
+        if guess is not None and guess.confidence >= ACCEPT:
+            guesses[i], sources[i] = guess, "classifier"
+        else:
+            guesses[i] = guess
+            unsure.append(i)
+    if unsure and tesseract is not None:
+        answers = tesseract.read([glyphs[i].ink for i in unsure])  # type: ignore[union-attr]
+        for i, answer in zip(unsure, answers, strict=True):
+            guesses[i], sources[i] = _combine(guesses[i], answer, classifier)
+    for i in unsure:
+        if not sources[i]:
+            sources[i] = "classifier"
+    final = [g if g is not None else LetterGuess(BLANK, 0.0) for g in guesses]
+    if tileset is not None:
+        marked = marks_above(glyphs)
+        final = [
+            LetterGuess(with_marks(g.letter, m, tileset), g.confidence)
+            if g.letter != BLANK else g
+            for g, m in zip(final, marked, strict=True)
+        ]
+    return final, sources
+
+
+def marks_above(glyphs: list[Glyph | None]) -> list[bool]:
+    """Whether each glyph carries marks above its letter (the dots of Ä, Ö, Ü).
+
+    Dots far enough from the letter are separate ink (``Glyph.marked``); dots that touch it
+    make the glyph taller than the photo's other letters: on real tiles umlauts stand 1.27
+    times the median letter height and every other letter at most 1.09 times.
+
+    >>> from vision.letters import Glyph
+    >>> def g(height): return Glyph(np.zeros((24, 24), np.float32), np.zeros((1, 1)), height)
+    >>> marks_above([g(0.46), g(0.47), g(0.58), None, g(0.45)])
+    [False, False, True, False, False]
+    """
+    heights = [g.height for g in glyphs if g is not None]
+    typical = float(np.median(heights)) if len(heights) >= 3 else None
+    return [
+        g is not None and (g.marked or (typical is not None and g.height > MARKED_HEIGHT * typical))
+        for g in glyphs
+    ]
+
+
+def with_marks(letter: str, marked: bool, tileset: TileSet) -> str:
+    """The tile-set letter matching the marks seen above a glyph.
+
+    Readers tend to lose an umlaut's two small dots; when the glyph's own ink shows marks
+    above the letter, the letter with those marks is meant.  (No marks seen proves nothing:
+    dots touching the letter join its stroke.)  Only letters of the tile set are returned.
+
+    >>> de = TileSet.named("de")
+    >>> with_marks("A", True, de), with_marks("Ö", False, de), with_marks("E", True, de)
+    ('Ä', 'Ö', 'E')
+    """
+    base = unicodedata.normalize("NFD", letter)
+    if marked and len(base) == 1:
+        above = [
+            tile for tile in tileset.letters
+            if len(decomposed := unicodedata.normalize("NFD", tile)) == 2
+            and decomposed[0] == letter and unicodedata.combining(decomposed[1]) == 230
+        ]
+        return above[0] if len(above) == 1 else letter
+    return letter
+
+
+def _combine(
+    calibrated: LetterGuess | None, uncalibrated: LetterGuess, classifier: LetterClassifier | None
+) -> tuple[LetterGuess, str]:
+    if calibrated is None or calibrated.letter == BLANK:
+        return uncalibrated, "tesseract"
+    if uncalibrated.letter == calibrated.letter:
+        surest = max(calibrated.confidence, uncalibrated.confidence)
+        return LetterGuess(calibrated.letter, surest), "classifier"
+    if uncalibrated.letter == BLANK:
+        return calibrated, "classifier"
+    if classifier is not None and uncalibrated.letter not in classifier.letters:
+        return uncalibrated, "tesseract"  # a letter never seen: only Tesseract can know it
+    # Both readers know the letter they propose.  The classifier is right far more often on
+    # the user's own tiles (measured on real photos), so Tesseract overrules it only when the
+    # classifier is all but guessing.
+    if calibrated.confidence < OVERRULE and uncalibrated.confidence >= 0.8:
+        return uncalibrated, "tesseract"
+    return calibrated, "classifier"
+
+
+def read_board(
+    image: np.ndarray, profile: Profile | None = None, tileset: str | TileSet = "en"
+) -> BoardReading:
+    """Read the board in one photo (BGR).
+
+    Raises :class:`UnreadableImage` for something that is not a picture and
+    :class:`vision.locate.BoardNotFound` when no grid is found in it.
+    """
+    from vision.locate import check_corners, locate_board
+
+    started = time.perf_counter()
+    image = check_image(image)
+    tiles = TileSet.named(profile.tileset) if profile is not None else (
+        tileset if isinstance(tileset, TileSet) else TileSet.named(tileset)
+    )
+    corners = profile.corners if profile is not None else None
+    if corners is not None and check_corners(image, corners) < CORNERS_STILL_FIT:
+        corners = None  # the camera or the board moved since calibration
+    if corners is None:
+        corners = locate_board(image).corners
+    corners = np.asarray(corners, np.float32)
+    rectified = rectify_with_margin(image, corners)
+    occupied, occupancy_confidence = occupancy_of(inner(rectified), profile)
+    classifier = profile.classifier() if profile is not None else None
+    tesseract = TesseractReader(tiles)
+    turns = profile.orientation if profile is not None and profile.orientation is not None else None
+    if turns is None:
+        turns = find_orientation(rectified, occupied, classifier, tesseract)
+    upright = np.rot90(rectified, turns)
+    occupied = np.rot90(occupied, turns)
+    occupancy_confidence = np.rot90(occupancy_confidence, turns)
+    squares = [tuple(map(int, rc)) for rc in np.argwhere(occupied)]
+    guesses, sources = read_letters(glyphs_of(upright, squares), classifier, tesseract, tiles)
+    rows = [["."] * SIZE for _ in range(SIZE)]
+    confidence = occupancy_confidence.astype(np.float64).copy()
+    for (r, c), guess in zip(squares, guesses, strict=True):
+        rows[r][c] = guess.letter
+        confidence[r, c] = min(confidence[r, c], guess.confidence)
+    return BoardReading(
+        board=["".join(row) for row in rows],
+        corners=np.roll(corners, -turns, axis=0),
+        confidence=confidence,
+        seconds=time.perf_counter() - started,
+        orientation=turns,
+        sources=dict(zip(squares, sources, strict=True)),
+    )
+
+
+def occupancy_of(
+    rectified_grid: np.ndarray, profile: Profile | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Which squares of a margin-free rectified grid hold a tile, with confidences."""
+    return tile_faces(rectified_grid)
