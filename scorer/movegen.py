@@ -38,6 +38,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from math import prod
+from operator import mul
 
 from scorer.board import Board
 from scorer.lexicon import Lexicon, normalise
@@ -400,14 +402,6 @@ def _search_lines(
     letter_mult: tuple[int, ...] = ()
     word_mult: tuple[int, ...] = ()
 
-    def record(placed: list[tuple[int, str]], main: int, wmul: int, cross: int) -> None:
-        n = len(placed)
-        # A lone tile with a neighbour across was found (with both its words) by the across
-        # search already; the down search keeps only lone tiles that form a down word alone.
-        if down and n == 1 and cross_base[placed[0][0]] >= 0:
-            return
-        out.append((main * wmul + cross + bingo_score.get(n, 0), orientation, row, tuple(placed)))
-
     def extend(col: int, node: int, main: int, wmul: int, cross: int,
                placed: list[tuple[int, str]]) -> None:
         """Continue the word from square ``col`` of the line, having read ``node``."""
@@ -419,7 +413,13 @@ def _search_lines(
                     extend(col + 1, child, main + line_values[col], wmul, cross, placed)
                 return
         if col > anchor and terminal[node]:
-            record(placed, main, wmul, cross)
+            n = len(placed)
+            # A lone tile with a neighbour across was found (with both its words) by the across
+            # search already; the down search keeps only lone tiles that form a down word alone.
+            if not (down and n == 1 and cross_base[placed[0][0]] >= 0):
+                out.append(
+                    (main * wmul + cross + bingo_score.get(n, 0), orientation, row, tuple(placed))
+                )
         if col == SIZE:
             return
         ok = allowed[col]
@@ -460,18 +460,16 @@ def _search_lines(
                 placed.pop()
                 counts[tile] += 1
 
-    def left_parts(node: int, part: list[str], limit: int) -> None:
+    def left_parts(node: int, part: list[str], part_values: list[int], limit: int) -> None:
         """Extend every left part (rack tiles on the free squares before the anchor) that
         starts a word, then grow it by one more tile while ``limit`` allows."""
-        start = anchor - len(part)
-        main = 0
-        wmul = 1
-        placed: list[tuple[int, str]] = []
-        for i, tile in enumerate(part, start):
-            main += values.get(tile, 0) * letter_mult[i]
-            wmul *= word_mult[i]
-            placed.append((i, tile))
-        extend(anchor, node, main, wmul, 0, placed)
+        if part:
+            start = anchor - len(part)
+            main = sum(map(mul, part_values, letter_mult[start:anchor]))
+            placed = list(zip(range(start, anchor), part, strict=True))
+            extend(anchor, node, main, prod(word_mult[start:anchor]), 0, placed)
+        else:
+            extend(anchor, node, 0, 1, 0, [])
         if not limit:
             return
         node_edges = edges[node]
@@ -480,13 +478,17 @@ def _search_lines(
                 if counts[tile]:
                     counts[tile] -= 1
                     part.append(tile)
-                    left_parts(child, part, limit - 1)
+                    part_values.append(values[tile])
+                    left_parts(child, part, part_values, limit - 1)
                     part.pop()
+                    part_values.pop()
                     counts[tile] += 1
                 counts[BLANK] -= 1
                 part.append(lower[tile])
-                left_parts(child, part, limit - 1)
+                part_values.append(0)
+                left_parts(child, part, part_values, limit - 1)
                 part.pop()
+                part_values.pop()
                 counts[BLANK] += 1
         else:
             for tile in distinct:
@@ -495,8 +497,10 @@ def _search_lines(
                     if child is not None:
                         counts[tile] -= 1
                         part.append(tile)
-                        left_parts(child, part, limit - 1)
+                        part_values.append(values[tile])
+                        left_parts(child, part, part_values, limit - 1)
                         part.pop()
+                        part_values.pop()
                         counts[tile] += 1
 
     def cross_set(above: list[str], below: list[str]) -> frozenset[str]:
@@ -574,7 +578,7 @@ def _search_lines(
             while c >= 0 and line[c] is None and not is_anchor[c] and limit < rack_size - 1:
                 limit += 1
                 c -= 1
-            left_parts(0, [], limit)
+            left_parts(0, [], [], limit)
 
 
 # -- building the scored plays ---------------------------------------------------------------------
