@@ -207,8 +207,13 @@ def import_game_from_request() -> tuple[str, list[str]]:
         record = calls_from_gcg(raw)
     except GcgImportError as exc:
         raise StoreError("bad_gcg", str(exc)) from None
+    from scorer.game import OutBonus, Rules
+
+    # Two-player records write going out as one line of twice the opponent's rack.
+    out_bonus = OutBonus.DOUBLE if len(record.players) == 2 else OutBonus.TRANSFER
     store = get_store()
     game_id = store.create_game(record.players, pin=pin, tileset=tileset,
+                                rules=Rules(out_bonus=out_bonus).to_dict(),
                                 title=record.title, ops=record.ops)
     warnings = record.check_totals(store.live(game_id).game)
     return game_id, warnings

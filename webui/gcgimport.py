@@ -74,11 +74,20 @@ def calls_from_gcg(data: bytes) -> GcgRecord:
     totals: dict[int, int] = {}
     end_racks: dict[str, str] | None = None
 
+    passers: dict[int, int] = {}  # op index of a pass -> the player who passed
+
     def flush_end() -> None:
         nonlocal end_racks
-        if end_racks is not None:
-            ops.append({"op": "end_game", "racks": end_racks or None})
-            end_racks = None
+        if end_racks is None:
+            return
+        # A "pass" right after the play that went out cannot be a pass (the game was over):
+        # it is the turn lost to a failed challenge of that play (double rule), which records
+        # write as a pass.
+        last = len(ops) - 1
+        if last >= 1 and ops[last]["op"] == "pass" and ops[last - 1]["op"] == "play":
+            ops[last] = {"op": "lose_turn", "player": passers[last]}
+        ops.append({"op": "end_game", "racks": end_racks or None})
+        end_racks = None
 
     for number, raw in enumerate(lines, start=1):
         line = raw.strip()
@@ -148,6 +157,7 @@ def calls_from_gcg(data: bytes) -> GcgRecord:
         elif last == "--":
             ops.append({"op": "withdraw"})
         elif last == "-":
+            passers[len(ops)] = player
             ops.append({"op": "pass", **({"rack": rack} if rack else {})})
         elif last.startswith("-"):
             tiles: str | int = last[1:]

@@ -345,8 +345,6 @@ class LiveGame:
 
     def _game_call(self, op: dict[str, Any]) -> dict[str, Any]:
         """Call the game for one turn/score operation.  Raises GameError/StoreError untouched."""
-        from scorer.game import ChallengeRule
-
         game = self.game
         kind = op["op"]
         if kind == "play":
@@ -361,12 +359,6 @@ class LiveGame:
         elif kind == "exchange":
             game.exchange(op["tiles"], rack=op.get("rack"))
         elif kind == "challenge":
-            if game.rules.challenge == ChallengeRule.VOID:
-                raise StoreError(
-                    "challenge_void",
-                    "this game uses the void rule: plays are checked before they are accepted",
-                    422,
-                )
             result = game.challenge(self.lexicon.is_valid, challenger=op.get("challenger"))
             self.last_challenge = {
                 "words": [[w, bool(ok)] for w, ok in result.words],
@@ -562,6 +554,7 @@ def event_dict(event: Any, index: int) -> dict[str, Any]:
         "total": event.total,
         "rack": event.rack,
         "tiles": event.tiles,
+        "count": getattr(event, "count", None),
         "note": event.note,
         "play": None,
     }
@@ -581,10 +574,14 @@ def event_dict(event: Any, index: int) -> dict[str, Any]:
 def build_state(live: LiveGame) -> dict[str, Any]:
     game = live.game
     now = time.time()
-    events = [event_dict(e, i) for i, e in enumerate(game.events)]
-    board = [[game.board.get(r, c) for c in range(SIZE)] for r in range(SIZE)]
+    game_events = game.events
+    events = [event_dict(e, i) for i, e in enumerate(game_events)]
+    cells = game.board.cells  # game.board is a fresh copy per access: read it once
+    board = [cells[r * SIZE:(r + 1) * SIZE] for r in range(SIZE)]
     last = game.last_play()
     last_squares = [sq.name for sq in last.play.placement.squares] if last and last.play else []
+    last_index = next((i for i in range(len(game_events) - 1, -1, -1)
+                       if game_events[i] is last), None)
     unseen = game.unseen()
     order = {t: i for i, t in enumerate(live.tileset.counts)}
     over = bool(game.over)
@@ -600,13 +597,15 @@ def build_state(live: LiveGame) -> dict[str, Any]:
         "turn": game.turn,
         "over": over,
         "winners": list(game.winner()) if over else [],
+        "end_reason": None if game.end_reason is None else str(game.end_reason),
+        "racks_settled": bool(game.racks_settled()) if over else False,
         "tileset": {"code": live.tileset.code, "name": live.tileset.name,
                     "values": dict(live.tileset.values)},
         "rules": game.rules.to_dict(),
         "lexicon": live.lexicon_label,
         "board": board,
         "last": events[-1] if events else None,
-        "last_play": event_dict(last, game.events.index(last)) if last else None,
+        "last_play": events[last_index] if last_index is not None else None,
         "last_squares": last_squares,
         "log": events,
         "bag": game.bag_count(),

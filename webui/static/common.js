@@ -164,7 +164,7 @@ function describeEvent(event) {
   if (event.play) return event.play.seed;
   switch (kind) {
     case "pass": return "passed";
-    case "exchange": return "exchanged " + (event.tiles ?? "");
+    case "exchange": return "exchanged " + (event.tiles ?? event.count ?? "");
     case "withdrawn": return "play withdrawn (challenged off)";
     case "challenge_bonus": return "challenge bonus";
     case "lost_turn": return "lost turn (challenge)";
