@@ -37,6 +37,9 @@ from vision.letters import BLANK, GLYPH_PX, LetterClassifier, crop_margin_px
 PROFILE_VERSION = 1
 PROFILE_FILE = "profile.json"
 SAMPLES_FILE = "samples.npz"
+OCCUPANCY_FILE = "occupancy_frames.npz"
+#: Calibration photos kept (small, rectified) to refit the occupancy model as photos are added.
+MAX_OCCUPANCY_FRAMES = 12
 SIZE = 15
 #: Largest corner disagreement (pixels, relative to the grid's width) still taken as the same
 #: camera position.
@@ -109,6 +112,10 @@ class Profile:
     )
     labels: list[str] = field(default_factory=list)
     version: int = PROFILE_VERSION
+    #: Small rectified grids (N, 15*OCCUPANCY_PX, 15*OCCUPANCY_PX, 3) in the photos' own
+    #: orientation, and their occupied squares (N, 15, 15), for refitting occupancy.
+    occupancy_frames: np.ndarray | None = None
+    occupancy_boards: np.ndarray | None = None
     #: Corners found in each calibration photo (to tell a fixed camera); not saved.
     _seen_corners: list[np.ndarray] = field(default_factory=list, repr=False)
     _classifier: LetterClassifier | None = field(default=None, repr=False)
@@ -156,6 +163,14 @@ class Profile:
                     f"{samples}: glyphs {glyphs.shape} do not match {len(labels)} labels"
                 )
             profile.glyphs, profile.labels = glyphs, labels
+        frames = directory / OCCUPANCY_FILE
+        if frames.exists():
+            try:
+                with np.load(frames, allow_pickle=False) as data:
+                    profile.occupancy_frames = data["images"]
+                    profile.occupancy_boards = data["occupied"].astype(bool)
+            except (OSError, KeyError, ValueError) as exc:
+                raise ProfileError(f"cannot read {frames}: {exc}") from exc
         return profile
 
     def save(self, directory: str | Path) -> None:
@@ -167,6 +182,11 @@ class Profile:
             glyphs=self.glyphs.astype(np.uint8),
             labels=np.array(self.labels, dtype=str),
         )
+        if self.occupancy_frames is not None and self.occupancy_boards is not None:
+            np.savez_compressed(
+                directory / OCCUPANCY_FILE, images=self.occupancy_frames,
+                occupied=self.occupancy_boards,
+            )
         meta = {
             "version": self.version,
             "tileset": self.tileset,
@@ -234,6 +254,7 @@ class Profile:
         rectified = rectify_with_margin(image, corners)
         if self.orientation is None:
             self.orientation = self._orientation_for(rectified, rows)
+        self._refit_occupancy(rectified, rows)
         return self._learn(np.rot90(rectified, self.orientation), _squares_of(rows))
 
     def extend_from_squares(
@@ -303,6 +324,27 @@ class Profile:
         if glyphs:
             self.add_samples(np.stack(glyphs), labels)
         return report
+
+    def _refit_occupancy(self, rectified: np.ndarray, rows: Sequence[str]) -> None:
+        """Add the photo to the occupancy model's examples and refit it on the recent ones."""
+        from vision.occupancy import OccupancyModel
+        from vision.read import inner, occupancy_grid
+
+        small = occupancy_grid(inner(rectified))[None]
+        # Known rows read upright; the model sees the photo as it stands.
+        occupied = np.rot90(np.array([[ch != "." for ch in row] for row in rows]),
+                            -(self.orientation or 0))[None]
+        if self.occupancy_frames is None or self.occupancy_boards is None:
+            self.occupancy_frames, self.occupancy_boards = small, occupied
+        else:
+            self.occupancy_frames = np.concatenate([self.occupancy_frames, small])
+            self.occupancy_boards = np.concatenate([self.occupancy_boards, occupied])
+        self.occupancy_frames = self.occupancy_frames[-MAX_OCCUPANCY_FRAMES:]
+        self.occupancy_boards = self.occupancy_boards[-MAX_OCCUPANCY_FRAMES:]
+        boards = [["".join("x" if o else "." for o in row) for row in b]
+                  for b in self.occupancy_boards]
+        model = OccupancyModel().fit(list(self.occupancy_frames), boards)
+        self.occupancy = model.to_dict() if model.calibrated else None
 
     def _note_corners(self, corners: np.ndarray) -> None:
         self._seen_corners.append(corners)

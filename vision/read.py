@@ -45,6 +45,9 @@ SIZE = 15
 #: Rectified square size for reading letters: glyphs are about half a square tall, so 48 px
 #: squares give 24 px glyphs, as large as the normalised glyph; 64 px read no better.
 SQUARE_PX = 48
+#: Square size at which occupancy is decided: the model measures colour and ink shares, which
+#: 16 px squares give as well as 48 px ones, in a ninth of the time.
+OCCUPANCY_PX = 16
 #: Classifier confidence above which Tesseract is not asked.
 ACCEPT = 0.7
 #: Classifier confidence below which a sure Tesseract answer overrules it.
@@ -117,31 +120,6 @@ def inner(rectified: np.ndarray, square_px: int = SQUARE_PX) -> np.ndarray:
     margin = crop_margin_px(square_px)
     side = SIZE * square_px
     return rectified[margin : margin + side, margin : margin + side]
-
-
-def tile_faces(
-    rectified_grid: np.ndarray, square_px: int = SQUARE_PX
-) -> tuple[np.ndarray, np.ndarray]:
-    """Occupancy from tile faces: (occupied bool[15,15], confidence float[15,15]).
-
-    A tile face is light and unsaturated; every square of the board is saturated (green,
-    red, blue) or dark.  The centre half of each square is measured, which a tile shifted by
-    parallax still covers.
-    """
-    hsv = cv2.cvtColor(rectified_grid, cv2.COLOR_BGR2HSV)
-    face = ((hsv[..., 1] < 90) & (hsv[..., 2] > 100)).astype(np.float32)
-    # Glyph strokes are dark: close them into the face before measuring it.
-    k = max(3, int(square_px * 0.3) | 1)
-    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    face = cv2.morphologyEx(face, cv2.MORPH_CLOSE, disc)
-    quarter = square_px // 4
-    cells = face.reshape(SIZE, square_px, SIZE, square_px)[
-        :, quarter : square_px - quarter, :, quarter : square_px - quarter
-    ]
-    fraction = cells.mean(axis=(1, 3))
-    occupied = fraction > 0.5
-    confidence = np.clip(np.abs(fraction - 0.5) * 2.5, 0.0, 1.0)
-    return occupied, confidence
 
 
 def glyphs_of(
@@ -391,8 +369,23 @@ def read_board(
     )
 
 
+def occupancy_grid(rectified_grid: np.ndarray) -> np.ndarray:
+    """The margin-free rectified grid at the occupancy model's scale (:data:`OCCUPANCY_PX`)."""
+    side = SIZE * OCCUPANCY_PX
+    return cv2.resize(rectified_grid, (side, side), interpolation=cv2.INTER_AREA)
+
+
 def occupancy_of(
     rectified_grid: np.ndarray, profile: Profile | None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Which squares of a margin-free rectified grid hold a tile, with confidences."""
-    return tile_faces(rectified_grid)
+    """Which squares of a margin-free rectified grid hold a tile, with confidences.
+
+    The profile's calibrated occupancy model when it has one, else the uncalibrated model.
+    """
+    from vision.occupancy import OccupancyModel
+
+    if profile is not None and profile.occupancy:
+        model = OccupancyModel.from_dict(profile.occupancy)
+    else:
+        model = OccupancyModel()
+    return model.predict(occupancy_grid(rectified_grid))
