@@ -1,0 +1,488 @@
+"""Which squares hold a tile, from a rectified image of the grid.
+
+Every square is reduced to four numbers, computed for all 225 squares at once from the middle of
+the square (tiles may sit a little off their square):
+
+- two *chromaticity* coordinates of its background (the pixels that are not ink), which do not
+  change when the light gets brighter or dimmer;
+- its *ink* share: the fraction of pixels much darker than the background (a letter on a tile;
+  the printed labels of some premium squares);
+- its *lightness* after dividing out the illumination, a smooth field fitted across the board
+  (a quadratic in the square's position plus one level per kind of surface: tiles, and the empty
+  squares of each premium type).
+
+Empty squares of one premium type (plain, DL, TL, DW, TW, centre) all look alike on a given
+board, and all tiles look alike wherever they lie.  The premium layout is symmetric under
+rotation and reflection, so this holds whichever way up the board is.
+
+*Uncalibrated*, the model finds for each premium type its typical look (the most common one among
+its squares), calls the squares that stray far from it tile candidates, takes their common look
+as the tile face, and gives each square to the nearer of the tile face and its type's empty look.
+Nothing about one edition's colours is assumed.  *Calibrated* (:meth:`OccupancyModel.fit` on
+rectified images with known boards) it learns a Gaussian for each premium type's empty squares and
+one for tiles, and decides by likelihood ratio.
+
+>>> import numpy as np
+>>> board = np.zeros((600, 600, 3), np.uint8)
+>>> board[:] = (60, 140, 40)               # a green board
+>>> board[280:320, 240:400] = (200, 225, 235)  # five cream tiles on row 7, columns 6-9
+>>> board[290:310, 255:265] = 30           # with dark letters on them
+>>> occupied, confidence = OccupancyModel().predict(board)
+>>> np.argwhere(occupied).tolist()
+[[7, 6], [7, 7], [7, 8], [7, 9]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from scorer.squares import PREMIUM_LAYOUT
+from vision.rectify import square_crops
+
+SIZE = 15
+
+#: Premium types in a fixed order; the centre has its own (on many boards it is a DW colour).
+KINDS: tuple[str, ...] = (".", "DL", "TL", "DW", "TW", "*")
+_KIND_INDEX = np.array([[KINDS.index(cell) for cell in row] for row in PREMIUM_LAYOUT])
+_TILE = len(KINDS)  # group number of tiles in the illumination fit
+
+FEATURES: tuple[str, ...] = ("chroma_red_green", "chroma_yellow_blue", "ink", "lightness")
+#: What a difference of one means for each feature, for distances in the uncalibrated model.
+_FEATURE_SCALE = np.array([0.04, 0.04, 0.12, 0.25])
+#: A Gaussian's covariance never gets narrower than this (per-feature standard deviation).
+_MIN_SPREAD = np.array([0.01, 0.01, 0.03, 0.06])
+
+
+def _features_invariant(rectified: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Chromaticity and ink share per square (15, 15, 3), and log grey of the background.
+
+    Only the middle half of each square is used: tiles stand a little off their squares in
+    photos taken at an angle, and grid lines stay out.
+    """
+    if not isinstance(rectified, np.ndarray) or rectified.dtype != np.uint8:
+        raise TypeError("rectified must be a uint8 BGR image")
+    if rectified.ndim != 3 or rectified.shape[2] != 3:
+        raise ValueError(f"rectified must be HxWx3 (BGR), got shape {rectified.shape}")
+    side = rectified.shape[0]
+    if rectified.shape[1] != side or side % SIZE or side < 4 * SIZE:
+        raise ValueError(
+            f"rectified must be a square image of 15 equal squares without margin, got "
+            f"{rectified.shape[1]}x{rectified.shape[0]}"
+        )
+    square_px = side // SIZE
+    low, high = square_px // 4, square_px - square_px // 4
+    # Every other pixel is plenty for colour statistics and halves the work twice over.
+    stride = 2 if high - low >= 12 else 1
+    crops = square_crops(rectified, square_px)[:, :, low:high:stride, low:high:stride]
+    pixels = crops.reshape(SIZE, SIZE, -1, 3).astype(np.float32)
+    grey = pixels @ np.array([0.114, 0.587, 0.299], np.float32)
+    mean_grey = grey.mean(axis=2, keepdims=True)
+    # The background level: mean of the pixels brighter than average (ink is darker).
+    upper = grey >= mean_grey
+    background_grey = (grey * upper).sum(axis=2) / np.maximum(upper.sum(axis=2), 1)
+    ink = grey < 0.65 * background_grey[..., None]
+    ink_share = ink.mean(axis=2)
+    paper = (~ink)[..., None]
+    colour = (pixels * paper).sum(axis=2) / np.maximum(paper.sum(axis=2), 1)
+    blue, green, red = colour[..., 0], colour[..., 1], colour[..., 2]
+    total = np.maximum(blue + green + red, 1.0)
+    features = np.stack(
+        [(red - green) / total, (red + green - 2 * blue) / (2 * total), ink_share], axis=-1
+    )
+    log_grey = np.log(np.maximum(colour @ np.array([0.114, 0.587, 0.299], np.float32), 1.0))
+    return features.astype(np.float64), log_grey.astype(np.float64)
+
+
+_ROWS, _COLS = np.mgrid[0:SIZE, 0:SIZE].astype(np.float64) / (SIZE - 1) - 0.5
+_SHADING_TERMS = np.stack(
+    [_COLS, _ROWS, _COLS**2, _COLS * _ROWS, _ROWS**2], axis=-1
+).reshape(-1, 5)
+
+
+def _lightness(log_grey: np.ndarray, occupied: np.ndarray) -> np.ndarray:
+    """Log lightness with the illumination divided out.
+
+    Fits ``log grey = shading(position) + level(surface)`` by least squares, surfaces being tiles
+    and each premium type's empty squares, with one trimming pass against outliers, and returns
+    ``log grey - shading`` (so the levels of the surfaces stay comparable across photos).
+    """
+    groups = np.where(occupied, _TILE, _KIND_INDEX).ravel()
+    present = np.unique(groups)
+    indicator = (groups[:, None] == present[None, :]).astype(np.float64)
+    design = np.hstack([_SHADING_TERMS, indicator])
+    target = log_grey.ravel()
+    keep = np.ones(len(target), bool)
+    solution = np.zeros(design.shape[1])
+    for _ in range(2):
+        solution, *_ = np.linalg.lstsq(design[keep], target[keep], rcond=None)
+        residual = target - design @ solution
+        spread = 1.4826 * np.median(np.abs(residual[keep] - np.median(residual[keep])))
+        keep = np.abs(residual) <= max(3 * spread, 0.05)
+    shading = (_SHADING_TERMS @ solution[:5]).reshape(SIZE, SIZE)
+    return log_grey - shading
+
+
+# Uncalibrated, the centre counts as a DW square (one square has no typical look of its own).
+_LOOK_KIND = np.where(
+    _KIND_INDEX == KINDS.index("*"), KINDS.index("DW"), _KIND_INDEX
+).ravel()
+_LOOK_TYPES, _TYPE_OF_SQUARE = np.unique(_LOOK_KIND, return_inverse=True)
+_TYPE_MEMBERS = _TYPE_OF_SQUARE[None, :] == np.arange(len(_LOOK_TYPES))[:, None]  # (types, 225)
+_SAME_TYPE = _TYPE_OF_SQUARE[:, None] == _TYPE_OF_SQUARE[None, :]
+_PLAIN = (_KIND_INDEX == KINDS.index(".")).ravel()
+#: Squares closer than this (feature scale units) count as looking alike.
+_ALIKE = 1.5
+
+
+def _pairwise_close(points: np.ndarray, radius: float) -> np.ndarray:
+    """Which pairs of points lie within ``radius`` of each other (boolean matrix)."""
+    norms = (points**2).sum(axis=1)
+    squared = norms[:, None] + norms[None, :] - 2.0 * (points @ points.T)
+    return squared < radius**2
+
+
+def _modes(
+    scaled: np.ndarray, close: np.ndarray, allowed: np.ndarray, count: int
+) -> list[np.ndarray]:
+    """Up to ``count`` common looks among the ``allowed`` squares, densest first.
+
+    Each look is the mean of the densest neighbourhood left, whose squares are then taken out;
+    a look shared by fewer than two squares does not count.
+    """
+    left = allowed.copy()
+    found = []
+    while len(found) < count:
+        density = (close & left[None, :]).sum(axis=1) * left
+        centre = int(np.argmax(density))
+        if density[centre] < 2:
+            break
+        members = close[centre] & left
+        found.append(scaled[members].mean(axis=0))
+        left &= ~members
+    return found
+
+
+def _type_looks(scaled: np.ndarray, close: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """Each premium type's most common look among its ``allowed`` squares (inf if none)."""
+    neighbours = close & _SAME_TYPE & allowed[None, :]
+    density = np.where(_TYPE_MEMBERS & allowed[None, :], neighbours.sum(axis=1)[None, :], -1)
+    centres = np.argmax(density, axis=1)
+    members = neighbours[centres]
+    counts = members.sum(axis=1, keepdims=True)
+    looks = (members.astype(np.float64) @ scaled) / np.maximum(counts, 1)
+    looks[density.max(axis=1) <= 0] = np.inf
+    return looks
+
+
+def _distance_to(scaled: np.ndarray, looks: np.ndarray) -> np.ndarray:
+    """Distance of each square to its own type's look (inf where the type has none)."""
+    typical = looks[_TYPE_OF_SQUARE]
+    with np.errstate(invalid="ignore"):
+        distance = np.linalg.norm(scaled - typical, axis=-1)
+    return np.where(np.isfinite(typical).all(axis=1), distance, np.inf)
+
+
+def _plausible_tiles(occupied: np.ndarray) -> bool:
+    """Whether a set of squares could be the tiles of a game.
+
+    Play starts on the centre and its plain neighbours, and words fall on premium squares about
+    as often as the board has them (a quarter of its squares): a look found almost only on plain
+    squares is a shade of the plain squares, one found only on premium squares is a premium
+    colour.
+    """
+    count = int(occupied.sum())
+    plain = int((occupied & _PLAIN).sum())
+    premium = count - plain
+    return plain >= 1 and premium >= 1 and plain >= 0.3 * count and premium >= 0.05 * count
+
+
+def _capped_cost(distance: np.ndarray, cap: float) -> float:
+    return float((np.minimum(distance, cap) ** 2).sum())
+
+
+def _explain(
+    scaled: np.ndarray, close: np.ndarray, tile_look: np.ndarray, cap: float
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """Explain every square as a tile (one look for all) or as its premium type's empty look.
+
+    Alternates assignment and means a few times from ``tile_look``; returns the capped squared
+    cost, the tiles, and each square's margin (distance to the empty look minus to the tile).
+    """
+    to_tile = np.linalg.norm(scaled - tile_look, axis=-1)
+    looks = _type_looks(scaled, close, to_tile > cap / 2)
+    to_empty = _distance_to(scaled, looks)
+    occupied = to_tile < to_empty
+    for _ in range(3):
+        if not occupied.any():
+            break
+        tile_look = scaled[occupied].mean(axis=0)
+        to_tile = np.linalg.norm(scaled - tile_look, axis=-1)
+        empty = _TYPE_MEMBERS & ~occupied[None, :]
+        counts = empty.sum(axis=1, keepdims=True)
+        looks = np.where(counts > 0, (empty.astype(np.float64) @ scaled) / np.maximum(counts, 1),
+                         np.inf)
+        to_empty = _distance_to(scaled, looks)
+        occupied = to_tile < to_empty
+    cost = _capped_cost(np.minimum(to_tile, to_empty), cap)
+    finite = np.isfinite(looks).all(axis=1)
+    if finite.any() and np.linalg.norm(looks[finite] - tile_look, axis=-1).min() < cap / 2:
+        cost = np.inf  # the tile face would be a shade of an empty square: not a tile look
+    margin = np.minimum(to_empty, 1e6) - to_tile
+    return cost, occupied, margin
+
+
+class OccupancyModel:
+    """Tile-or-empty for every square of a rectified grid.
+
+    Without calibration it relies only on the premium layout and on tiles looking alike (see the
+    module notes).  ``fit`` learns from rectified images whose boards are known and makes the
+    decision a likelihood ratio between learnt Gaussians.
+    """
+
+    #: Uncalibrated: distance (in feature scale units) beyond which a square counts as not
+    #: explained by a look at all, however far it is.
+    CAP = 4.0
+
+    def __init__(self) -> None:
+        self.empty: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self.tile: tuple[np.ndarray, np.ndarray] | None = None
+        self.samples = 0
+
+    @property
+    def calibrated(self) -> bool:
+        """Whether ``fit`` has seen tiles and empty squares."""
+        return self.tile is not None and "." in self.empty
+
+    # ----------------------------------------------------------------- features
+
+    def features(self, rectified: np.ndarray) -> np.ndarray:
+        """The (15, 15, 4) feature array of a rectified grid (see :data:`FEATURES`)."""
+        return self._features_and_decision(rectified)[0]
+
+    # ----------------------------------------------------------------- prediction
+
+    def predict(self, rectified: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(occupied bool[15, 15], confidence float[15, 15])`` for a rectified grid.
+
+        ``rectified`` is BGR, 15 squares a side, without margin (any square size from 4 px;
+        40 px is plenty).  Confidence is the probability of the decision taken, 0.5..1.
+        """
+        return self._features_and_decision(rectified)[1]
+
+    def _features_and_decision(
+        self, rectified: np.ndarray
+    ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+        # First decide on the light-independent features, which is enough to fit the
+        # illumination; then decide again with the lightness added.
+        invariant, log_grey = _features_invariant(rectified)
+        if self.calibrated:
+            occupied, _ = self._decide_calibrated(invariant)
+        else:
+            occupied, _, tile_look = self._decide_uncalibrated(invariant)
+        lightness = _lightness(log_grey, occupied)
+        full = np.concatenate([invariant, lightness[..., None]], axis=-1)
+        if self.calibrated:
+            return full, self._decide_calibrated(full)
+        if tile_look is not None:
+            # The tile face was found already: only its lightness is new.
+            tile_lightness = lightness[occupied].mean() / _FEATURE_SCALE[3]
+            tile_look = np.append(tile_look, tile_lightness)
+        return full, self._decide_uncalibrated(full, tile_look)[:2]
+
+    def _decide_calibrated(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        dims = features.shape[-1]
+        flat = features.reshape(-1, dims)
+        assert self.tile is not None
+        tile_score = _log_likelihood(flat, *_marginal(self.tile, dims))
+        kinds = _KIND_INDEX.ravel()
+        empty_score = np.empty(len(flat))
+        for index, kind in enumerate(KINDS):
+            members = kinds == index
+            gaussian = self.empty.get(kind) or self.empty.get("DW" if kind == "*" else ".")
+            assert gaussian is not None
+            empty_score[members] = _log_likelihood(flat[members], *_marginal(gaussian, dims))
+        ratio = np.clip(tile_score - empty_score, -50, 50).reshape(SIZE, SIZE)
+        occupied = ratio > 0
+        confidence = 1.0 / (1.0 + np.exp(-np.abs(ratio)))
+        return occupied, confidence
+
+    def _decide_uncalibrated(
+        self, features: np.ndarray, tile_look: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Tiles, confidence and the tile face's look (scaled; None if no tiles were seen).
+
+        With ``tile_look`` given, only that face is tried against "no tiles at all".
+        """
+        dims = features.shape[-1]
+        scaled = (features / _FEATURE_SCALE[:dims]).reshape(-1, dims)
+        close = _pairwise_close(scaled, _ALIKE)
+        everything = np.ones(len(scaled), bool)
+        # No tiles at all: every square is explained by its type's typical look.
+        looks = _type_looks(scaled, close, everything)
+        distance = _distance_to(scaled, looks)
+        best_cost = _capped_cost(distance, self.CAP)
+        best = np.zeros(len(scaled), bool), distance, None
+        if tile_look is not None:
+            candidates = [tile_look]
+        else:
+            # How far each type's own squares spread (light, print) around its look.
+            spread = np.array(
+                [np.median(distance[members]) for members in _TYPE_MEMBERS]
+            )[_TYPE_OF_SQUARE]
+            stray = distance > np.maximum(2.0, 3 * 1.4826 * spread)
+            # Candidate tile faces: looks common among the squares that stray from their
+            # type's typical look, then the board's common looks (a type may be mostly covered).
+            candidates = _modes(scaled, close, stray, 4) + _modes(scaled, close, everything, 4)
+        for candidate in candidates:
+            cost, occupied, margin = _explain(scaled, close, candidate, self.CAP)
+            if _plausible_tiles(occupied) and cost < best_cost - self.CAP**2:
+                best_cost = cost
+                best = occupied, margin, scaled[occupied].mean(axis=0)
+        occupied, margin, face = best
+        confidence = 1.0 / (1.0 + np.exp(-2.0 * np.abs(margin)))
+        return occupied.reshape(SIZE, SIZE), confidence.reshape(SIZE, SIZE), face
+
+    # ----------------------------------------------------------------- calibration
+
+    def fit(
+        self, rectified_images: Sequence[np.ndarray], boards: Sequence[Sequence[str]]
+    ) -> OccupancyModel:
+        """Learn from rectified images whose boards are known; returns ``self``.
+
+        ``boards[i]`` is 15 strings of 15 characters for ``rectified_images[i]`` in the same
+        orientation, ``'.'`` for an empty square and anything else for a tile.
+        """
+        if len(rectified_images) != len(boards):
+            raise ValueError(
+                f"{len(rectified_images)} images but {len(boards)} boards: need one board each"
+            )
+        samples: list[np.ndarray] = []
+        labels: list[np.ndarray] = []
+        for number, (image, board) in enumerate(zip(rectified_images, boards, strict=True)):
+            occupied = _parse_board(board, number)
+            invariant, log_grey = _features_invariant(image)
+            lightness = _lightness(log_grey, occupied)
+            samples.append(np.concatenate([invariant, lightness[..., None]], axis=-1))
+            labels.append(occupied)
+        if not samples:
+            raise ValueError("fit needs at least one image")
+        features = np.stack(samples).reshape(-1, len(FEATURES))
+        occupied = np.stack(labels).ravel()
+        kinds = np.tile(_KIND_INDEX.ravel(), len(samples))
+        self.empty = {}
+        for index, kind in enumerate(KINDS):
+            members = (~occupied) & (kinds == index)
+            if members.sum() >= 2:
+                self.empty[kind] = _gaussian(features[members])
+        self.tile = _gaussian(features[occupied]) if occupied.sum() >= 2 else None
+        self.samples = len(samples)
+        return self
+
+    def to_dict(self) -> dict:
+        """A JSON-able description of what was learnt (see :meth:`from_dict`)."""
+        def pack(gaussian: tuple[np.ndarray, np.ndarray]) -> dict:
+            mean, covariance = gaussian
+            return {"mean": mean.tolist(), "covariance": covariance.tolist()}
+
+        return {
+            "version": 1,
+            "features": list(FEATURES),
+            "samples": self.samples,
+            "empty": {kind: pack(g) for kind, g in self.empty.items()},
+            "tile": None if self.tile is None else pack(self.tile),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> OccupancyModel:
+        """Rebuild a model saved with :meth:`to_dict`.
+
+        >>> OccupancyModel.from_dict(OccupancyModel().to_dict()).calibrated
+        False
+        """
+        if data.get("version") != 1 or list(data.get("features", [])) != list(FEATURES):
+            raise ValueError(
+                f"unsupported occupancy model data: version {data.get('version')!r}, "
+                f"features {data.get('features')!r} (expected version 1, {list(FEATURES)})"
+            )
+
+        def unpack(entry: dict, name: str) -> tuple[np.ndarray, np.ndarray]:
+            mean = np.asarray(entry["mean"], np.float64)
+            covariance = np.asarray(entry["covariance"], np.float64)
+            if mean.shape != (len(FEATURES),) or covariance.shape != (len(FEATURES),) * 2:
+                raise ValueError(f"occupancy model entry {name!r} has the wrong shape")
+            return mean, covariance
+
+        model = cls()
+        model.samples = int(data.get("samples", 0))
+        model.empty = {kind: unpack(entry, kind) for kind, entry in data["empty"].items()}
+        unknown = set(model.empty) - set(KINDS)
+        if unknown:
+            raise ValueError(f"unknown premium types in occupancy model data: {sorted(unknown)}")
+        model.tile = None if data.get("tile") is None else unpack(data["tile"], "tile")
+        return model
+
+
+def _parse_board(board: Sequence[str], number: int) -> np.ndarray:
+    rows = list(board)
+    if len(rows) != SIZE or any(len(row) != SIZE for row in rows):
+        shape = [len(row) for row in rows]
+        raise ValueError(
+            f"board {number} must be 15 rows of 15 characters, got row lengths {shape}"
+        )
+    return np.array([[cell != "." for cell in row] for row in rows])
+
+
+def _gaussian(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    mean = samples.mean(axis=0)
+    centred = samples - mean
+    covariance = centred.T @ centred / max(len(samples) - 1, 1)
+    # Shrink towards a floor so that a handful of samples still gives a usable spread.
+    weight = len(samples) / (len(samples) + 10.0)
+    floor = np.diag(_MIN_SPREAD**2)
+    covariance = weight * covariance + (1 - weight) * np.diag(np.diag(covariance)) + floor
+    return mean, covariance
+
+
+def _marginal(
+    gaussian: tuple[np.ndarray, np.ndarray], dims: int
+) -> tuple[np.ndarray, np.ndarray]:
+    mean, covariance = gaussian
+    return mean[:dims], covariance[:dims, :dims]
+
+
+def _log_likelihood(points: np.ndarray, mean: np.ndarray, covariance: np.ndarray) -> np.ndarray:
+    inverse = np.linalg.inv(covariance)
+    _, log_det = np.linalg.slogdet(covariance)
+    centred = points - mean
+    return -0.5 * (np.einsum("ni,ij,nj->n", centred, inverse, centred) + log_det)
+
+
+def square_change(prev_rectified: np.ndarray, rectified: np.ndarray) -> np.ndarray:
+    """Mean absolute difference per square between two rectified grids, float32 (15, 15).
+
+    Grey levels 0..255 averaged over each square's pixels and channels; the images must have the
+    same shape (15 squares a side, no margin).
+
+    >>> import numpy as np
+    >>> a = np.zeros((150, 150, 3), np.uint8)
+    >>> b = a.copy()
+    >>> b[0:10, 140:150] = 200
+    >>> change = square_change(a, b)
+    >>> float(change[0, 14]), float(change.sum())
+    (200.0, 200.0)
+    """
+    if prev_rectified.shape != rectified.shape:
+        raise ValueError(
+            f"images differ in shape: {prev_rectified.shape} and {rectified.shape}"
+        )
+    if rectified.shape[0] % SIZE or rectified.shape[0] != rectified.shape[1]:
+        raise ValueError(f"not a rectified grid of 15 squares a side: shape {rectified.shape}")
+    difference = cv2.absdiff(prev_rectified, rectified)
+    if difference.ndim == 3:
+        difference = difference.reshape(difference.shape[0], difference.shape[1], -1)
+    # Area resampling onto 15x15 is the exact block mean when the side divides by 15.
+    means = cv2.resize(difference, (SIZE, SIZE), interpolation=cv2.INTER_AREA).astype(np.float32)
+    return means.mean(axis=2) if means.ndim == 3 else means
