@@ -82,6 +82,9 @@ _LETTER_MULT_AT: tuple[int, ...] = sum(_LETTER_MULT[0], ())  # by cell index row
 _WORD_MULT_AT: tuple[int, ...] = sum(_WORD_MULT[0], ())
 _DIRECTIONS = (Direction.ACROSS, Direction.DOWN)
 
+#: Tiles the bag must hold for an exchange (the tournament rule).
+EXCHANGE_MIN_BAG = 7
+
 
 @contextmanager
 def _gc_paused() -> Iterator[None]:
@@ -350,6 +353,12 @@ def _search(
     out: list[_Raw] = []
     if not rack:
         return out
+    for i, tile in enumerate(cells):
+        if tile is not None and (tile.upper() not in tileset.counts or tile.upper() == BLANK):
+            raise TileError(
+                f"{_SQUARES[i]} holds {tile!r}, which is not a letter of the {tileset.name} set"
+                + (" (a blank on the board must name its letter)" if tile == BLANK else "")
+            )
     values = {t: tileset.value(t) for t in tileset.letters}
     counts: dict[str, int] = dict.fromkeys(tileset.letters, 0)
     counts[BLANK] = 0
@@ -821,11 +830,11 @@ class Game:
             change = self.adjustments[player]
             totals[player] += change
             rack = "".join(self.final_racks[player])
-            if change > 0:
+            if self.ended_by == "out" and not rack:
                 other = "".join(self.final_racks[1 - player])
-                lines.append(f">{names[player]}: ({other}) +{change} {totals[player]}")
+                lines.append(f">{names[player]}: ({other}) {change:+d} {totals[player]}")
             elif rack:
-                lines.append(f">{names[player]}: {rack} ({rack}) {change} {totals[player]}")
+                lines.append(f">{names[player]}: {rack} ({rack}) {change:+d} {totals[player]}")
         return "\n".join(lines) + "\n"
 
 
@@ -845,9 +854,10 @@ def generate_game(
 
     Each turn plays the best-scoring play (or, with ``choose_among`` above 1, one drawn by the
     seed from that many best plays); a rack that cannot play exchanges every tile but its
-    blanks while the bag holds at least seven tiles, else passes.  Player 1 starts.  The game
-    ends when a player goes out with the bag empty or after ``scoreless_limit`` scoreless turns
-    in a row.  ``on_turn`` is called with each turn as it is made.
+    blanks while the bag holds at least :data:`EXCHANGE_MIN_BAG` tiles, else passes.  Player 1
+    starts.  The game ends when a player goes out with the bag empty or after
+    ``scoreless_limit`` scoreless turns in a row (a play scoring 0 counts as one).  ``on_turn``
+    is called with each turn as it is made.
 
     >>> game = generate_game(7, ["AT", "TA", "AA", "TAT"], players=2)
     >>> game.ended_by, len(game.turns) > 0
@@ -894,7 +904,7 @@ def generate_game(
             drawn = draw(min(rack_size - len(rack), len(bag)))
             kind = "play"
             score = play.score
-        elif len(bag) >= rack_size:
+        elif len(bag) >= EXCHANGE_MIN_BAG:
             exchanged = tuple(_sorted_rack(t for t in rack if t != BLANK)) or tuple(rack)
             drawn = draw(len(exchanged))
             for tile in exchanged:

@@ -4,9 +4,13 @@ games: determinism per seed, tile accounting and scores."""
 from __future__ import annotations
 
 import itertools
+import os
 import random
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterable
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +22,7 @@ from scorer.squares import SIZE, Square
 from scorer.tiles import BLANK, TileSet, face
 
 EN = TileSet.named("en")
+REPO = Path(__file__).resolve().parents[1]
 
 
 # -- the reference: exhaustive enumeration ---------------------------------------------------------
@@ -48,7 +53,10 @@ def brute_force(
     """Every legal play, keyed by its tiles: each run of squares, each ordered choice of rack
     tiles for them, each letter for each blank; kept when ``score_play`` accepts it and every
     word it forms (read as tiles) is in ``words``."""
-    spelt = {tuple(t.upper() for t in tileset.split(w.upper())) for w in words}
+    if all(len(t) == 1 for t in tileset.letters):
+        spelt = {tuple(w.upper()) for w in words}
+    else:
+        spelt = {tuple(t.upper() for t in tileset.split(w.upper())) for w in words}
     tiles = list(tileset.split(rack))
     letters = tileset.letters
     found: dict[tuple, ScoredPlay] = {}
@@ -366,3 +374,30 @@ def test_choose_among_varies_the_game_but_stays_deterministic(enable):
     a = generate_game(11, enable, choose_among=3)
     b = generate_game(11, enable, choose_among=3)
     assert a.turns == b.turns
+
+
+def test_board_tiles_outside_the_tile_set_are_named(small_words):
+    board = Board()
+    board.place({Square.parse("H8"): "?"})
+    with pytest.raises(ValueError, match=r"H8 holds '\?'.*must name its letter"):
+        generate_plays(board, "AB", small_words)
+
+
+def test_game_is_the_same_in_another_process():
+    """String hashing differs between processes; nothing in the game may depend on it."""
+    script = (
+        "from scorer.lexicon import Lexicon\n"
+        "from scorer.movegen import generate_game\n"
+        "print(generate_game(5, Lexicon.default(), choose_among=2).to_gcg())\n"
+    )
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script], cwd=REPO, stdout=subprocess.PIPE, text=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        for seed in ("1", "2")
+    ]
+    outputs = [run.communicate(timeout=120)[0] for run in runs]
+    assert all(run.returncode == 0 for run in runs)
+    assert outputs[0] == outputs[1]
+    assert outputs[0].count("\n>") > 10
