@@ -97,7 +97,7 @@ def require_pin(game_id: str, data: dict[str, Any] | None = None) -> None:
         pin = request.form.get("pin")
     if not pin:
         raise StoreError("pin_required", "changing this game needs its PIN", 403)
-    if not get_store().check_pin(game_id, pin):
+    if not get_store().check_pin(game_id, pin, request.remote_addr or ""):
         raise StoreError("wrong_pin", "that is not this game's PIN", 403)
 
 

@@ -645,7 +645,7 @@ class GameStore:
         self._live: dict[str, LiveGame] = {}
         self._lexicons: dict[str, Lexicon] = {}
         self._pin_ok: dict[str, set[bytes]] = {}
-        self._pin_failures: dict[str, list[float]] = {}
+        self._pin_failures: dict[tuple[str, str], list[float]] = {}
         self.frames = FrameHub()
 
     def close(self) -> None:
@@ -954,15 +954,17 @@ class GameStore:
 
     # -- PIN ---------------------------------------------------------------------------------
 
-    def check_pin(self, game_id: str, pin: object) -> bool:
-        """Whether ``pin`` is the game's PIN.  Too many wrong PINs in a row raise a
-        :class:`StoreError` with status 429 for a while."""
+    def check_pin(self, game_id: str, pin: object, client: str = "") -> bool:
+        """Whether ``pin`` is the game's PIN.  Too many wrong PINs from one ``client`` (its
+        address) raise a :class:`StoreError` with status 429 for a while; counting per client
+        means a guesser locks out only itself, not the scorekeeper."""
         if not isinstance(pin, str) or not pin or len(pin) > 64:
             return False
+        key = (game_id, client)
         with self._lock:
-            failures = [t for t in self._pin_failures.get(game_id, []) if
+            failures = [t for t in self._pin_failures.get(key, []) if
                         time.monotonic() - t < PIN_WINDOW]
-            self._pin_failures[game_id] = failures
+            self._pin_failures[key] = failures
             if len(failures) >= PIN_FAILURES_ALLOWED:
                 raise StoreError("too_many_attempts",
                                  "too many wrong PINs: wait a minute and try again", 429)
@@ -980,7 +982,7 @@ class GameStore:
             if ok:
                 self._pin_ok.setdefault(game_id, set()).add(token)
             else:
-                self._pin_failures.setdefault(game_id, []).append(time.monotonic())
+                self._pin_failures.setdefault(key, []).append(time.monotonic())
         return ok
 
     # -- calibration (stored for the pipeline) -------------------------------------------------

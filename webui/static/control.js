@@ -76,6 +76,12 @@
     renderState(state, premium);
     renderQuestions();
     document.getElementById("undo-button").disabled = !state.can_undo;
+    const endButton = document.getElementById("end-button");
+    endButton.disabled = !state.over || state.racks_settled;
+    document.getElementById("end-status").textContent = !state.over
+      ? "The game is not over yet."
+      : state.racks_settled ? "The game is over and the racks are counted."
+        : "Game over (" + state.end_reason + "): count the racks.";
   }
 
   function renderQuestions() {
