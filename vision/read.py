@@ -316,7 +316,7 @@ def _combine(
     # Both readers know the letter they propose.  The classifier is right far more often on
     # the user's own tiles (measured on real photos), so Tesseract overrules it only when the
     # classifier is all but guessing.
-    if calibrated.confidence < OVERRULE and uncalibrated.confidence >= 0.8:
+    if calibrated.confidence < OVERRULE and uncalibrated.confidence > calibrated.confidence:
         return uncalibrated, "tesseract"
     return calibrated, "classifier"
 

@@ -1,0 +1,152 @@
+"""Calibration profiles: the folder format, known boards, learning from real photos."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.profile import (
+    MAX_SAMPLES_PER_LETTER,
+    PROFILE_FILE,
+    Profile,
+    ProfileError,
+    parse_board_rows,
+    read_board_file,
+)
+from scorer.tiles import TileSet
+from vision.letters import GLYPH_PX
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+GAME = SHARED / "data" / "photos" / "scrabscrap-game01"
+
+
+def known_boards() -> dict[int, list[str]]:
+    if not GAME.is_dir():
+        pytest.skip(f"real photos not available: {GAME} is missing")
+    boards = {}
+    text = (GAME / "boards_after_each_move.txt").read_text("utf-8")
+    for section in text.split("## after move ")[1:]:
+        lines = section.splitlines()
+        boards[int(lines[0].split()[0])] = lines[1:16]
+    return boards
+
+
+def photo(n: int) -> np.ndarray:
+    return cv2.imread(str(GAME / f"image-{n}.jpg"))
+
+
+def test_board_rows_checked():
+    rows = ["." * 15] * 15
+    assert parse_board_rows(rows + ["", "  "]) == rows
+    with pytest.raises(ProfileError, match="row 3 has 14 squares"):
+        parse_board_rows(["." * 15] * 2 + ["." * 14] + ["." * 15] * 12)
+    bad = ["." * 15] * 15
+    bad[4] = "....Ñ.........."
+    with pytest.raises(ProfileError, match="row 5, column 5: 'Ñ' is not a letter of the german"):
+        parse_board_rows(bad, TileSet.named("de"))
+    assert parse_board_rows(["....ä.........."] + ["." * 15] * 14, TileSet.named("de"))
+
+
+def test_board_file_errors_name_the_file(tmp_path):
+    with pytest.raises(ProfileError, match="cannot read board file .*missing.txt"):
+        read_board_file(tmp_path / "missing.txt")
+    short = tmp_path / "short.txt"
+    short.write_text("...\n", encoding="utf-8")
+    with pytest.raises(ProfileError, match="short.txt: a board has 15 rows, got 1"):
+        read_board_file(short)
+
+
+def test_save_and_load_round_trip(tmp_path):
+    profile = Profile(tileset="german", corners=np.float32([[1, 2], [3, 4], [5, 6], [7, 8]]),
+                      orientation=2, occupancy={"kind": "test"})
+    rng = np.random.default_rng(1)
+    profile.add_samples(rng.random((3, GLYPH_PX, GLYPH_PX)), ["A", "Ä", "?"])
+    profile.save(tmp_path / "p")
+    meta = json.loads((tmp_path / "p" / PROFILE_FILE).read_text("utf-8"))
+    assert meta["version"] == 1 and meta["tileset"] == "de" and meta["orientation"] == 2
+    loaded = Profile.load(tmp_path / "p")
+    assert loaded.tileset == "de" and loaded.orientation == 2
+    assert loaded.occupancy == {"kind": "test"}
+    np.testing.assert_allclose(loaded.corners, profile.corners)
+    assert loaded.labels == ["A", "Ä", "?"]
+    np.testing.assert_array_equal(loaded.glyphs, profile.glyphs)
+    assert loaded.classifier().letters == {"A", "Ä", "?"}
+
+
+def test_load_errors(tmp_path):
+    with pytest.raises(ProfileError, match="profile.json missing"):
+        Profile.load(tmp_path)
+    (tmp_path / PROFILE_FILE).write_text('{"version": 99}', encoding="utf-8")
+    with pytest.raises(ProfileError, match="unsupported profile version 99"):
+        Profile.load(tmp_path)
+    (tmp_path / PROFILE_FILE).write_text("{not json", encoding="utf-8")
+    with pytest.raises(ProfileError, match="cannot read"):
+        Profile.load(tmp_path)
+
+
+def test_samples_capped_per_letter_newest_kept():
+    profile = Profile(tileset="en")
+    glyphs = np.zeros((MAX_SAMPLES_PER_LETTER + 5, GLYPH_PX, GLYPH_PX), np.float32)
+    glyphs[-1, 0, 0] = 1.0  # the newest E
+    profile.add_samples(glyphs, ["E"] * len(glyphs))
+    profile.add_samples(np.zeros((1, GLYPH_PX, GLYPH_PX)), ["X"])
+    assert profile.counts() == {"E": MAX_SAMPLES_PER_LETTER, "X": 1}
+    assert profile.glyphs[MAX_SAMPLES_PER_LETTER - 1, 0, 0] == 255
+    with pytest.raises(ProfileError, match="'Ä' is not a letter of the english"):
+        profile.add_samples(np.zeros((1, GLYPH_PX, GLYPH_PX)), ["Ä"])
+
+
+def test_extend_from_real_photos_then_read(tmp_path):
+    boards = known_boards()
+    from vision.read import read_board
+
+    profile = Profile(tileset="de")
+    report = profile.extend(photo(3), boards[3])
+    assert report.letters == 12 and report.blanks == 0 and not report.disagreements
+    assert profile.orientation == 0  # the game's rows stand as the photos do
+    assert profile.corners is not None and profile.occupancy is not None
+    profile.extend(photo(14), boards[14])
+    report = profile.extend(photo(24), boards[24])
+    assert report.blanks == 2  # the two blanks of move 23 and 24
+    assert profile.corners is not None, "a fixed camera keeps its corners"
+    profile.save(tmp_path)
+    loaded = Profile.load(tmp_path)
+    reading = read_board(photo(26), loaded)
+    expected = ["".join("?" if ch.islower() else ch for ch in row) for row in boards[26]]
+    wrong = [(r, c) for r in range(15) for c in range(15) if reading.board[r][c] != expected[r][c]]
+    assert len(wrong) <= 1, wrong
+    # Never a tile read as an empty square or the reverse.
+    assert all(reading.board[r][c] != "." and expected[r][c] != "." for r, c in wrong)
+    assert reading.confidence.shape == (15, 15)
+    assert all(reading.board[r][c] == "?" for r, c in [(0, 6), (3, 10)])  # blanks stay blanks
+
+
+def test_turned_photo_gives_turned_orientation():
+    boards = known_boards()
+    profile = Profile(tileset="de")
+    profile.extend(np.ascontiguousarray(np.rot90(photo(5))), boards[5])
+    # The photo was turned counter-clockwise; three more quarter turns set it upright.
+    assert profile.orientation == 3
+
+
+def test_extend_from_squares_learns_confirmed_tiles():
+    boards = known_boards()
+    from vision.locate import locate_board
+    from vision.rectify import rectify
+
+    profile = Profile(tileset="de")
+    profile.extend(photo(1), boards[1])
+    before = profile.counts()
+    image = photo(2)
+    rectified = rectify(image, locate_board(image).corners, square_px=40, margin=10)
+    squares = {(6, 4): "V", (8, 4): "T", (9, 4): "E", (10, 4): "N"}
+    report = profile.extend_from_squares(rectified, squares, square_px=40, margin=10)
+    assert report.letters == 4 and not report.disagreements
+    after = profile.counts()
+    assert after["V"] == 1 and after["T"] == 1 and after["N"] == before["N"] + 1
+    with pytest.raises(ProfileError, match="smaller than 15 squares"):
+        profile.extend_from_squares(rectified[:100], squares, square_px=40, margin=10)

@@ -1,0 +1,112 @@
+"""``tilecam read`` and ``tilecam calibrate`` on real photos and on bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tilecam.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+GAME = SHARED / "data" / "photos" / "scrabscrap-game01"
+
+
+def known_boards() -> dict[int, list[str]]:
+    if not GAME.is_dir():
+        pytest.skip(f"real photos not available: {GAME} is missing")
+    boards = {}
+    text = (GAME / "boards_after_each_move.txt").read_text("utf-8")
+    for section in text.split("## after move ")[1:]:
+        lines = section.splitlines()
+        boards[int(lines[0].split()[0])] = lines[1:16]
+    return boards
+
+
+def as_read(rows: list[str]) -> list[str]:
+    return ["".join("?" if ch.islower() else ch for ch in row) for row in rows]
+
+
+def test_calibrate_then_read_json(tmp_path, capsys):
+    boards = known_boards()
+    pairs = []
+    for n in (9, 21):
+        board_file = tmp_path / f"board-{n}.txt"
+        board_file.write_text("\n".join(boards[n]) + "\n", encoding="utf-8")
+        pairs += ["--pair", str(GAME / f"image-{n}.jpg"), str(board_file)]
+    profile = tmp_path / "profile"
+    assert main(["calibrate", "--profile", str(profile), "--tileset", "de", *pairs]) == 0
+    out = capsys.readouterr().out
+    assert "orientation 0" in out and "fixed camera" in out
+    assert (profile / "profile.json").is_file() and (profile / "samples.npz").is_file()
+
+    assert main(["read", str(GAME / "image-23.jpg"), "--profile", str(profile), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert set(result) == {"board", "corners", "confidence", "seconds"}
+    assert len(result["board"]) == 15 and all(len(row) == 15 for row in result["board"])
+    expected = as_read(boards[23])
+    wrong = [(r, c) for r in range(15) for c in range(15)
+             if result["board"][r][c] != expected[r][c]]
+    assert len(wrong) <= 1, wrong
+    assert np.array(result["corners"]).shape == (4, 2)
+    assert np.array(result["confidence"]).shape == (15, 15)
+    assert 0 < result["seconds"] < 10
+
+
+def test_read_plain_uncalibrated(capsys):
+    boards = known_boards()
+    assert main(["read", str(GAME / "image-8.jpg"), "--tileset", "de"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 15 and all(len(line) == 15 for line in lines)
+    expected = as_read(boards[8])
+    wrong = [(r, c) for r in range(15) for c in range(15) if lines[r][c] != expected[r][c]]
+    assert len(wrong) <= 2, wrong
+    assert all(lines[r][c] != "." and expected[r][c] != "." for r, c in wrong)
+
+
+def test_read_errors_exit_2(tmp_path, capsys):
+    assert main(["read", str(tmp_path / "missing.jpg")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    text = tmp_path / "not-an-image.jpg"
+    text.write_text("hello", encoding="utf-8")
+    assert main(["read", str(text)]) == 2
+    assert "not an image" in capsys.readouterr().err
+    plain = tmp_path / "plain.png"
+    cv2.imwrite(str(plain), np.full((300, 400, 3), 128, np.uint8))
+    assert main(["read", str(plain)]) == 2
+    assert "no board found" in capsys.readouterr().err
+    assert main(["read", str(plain), "--profile", str(tmp_path)]) == 2
+    assert "profile.json missing" in capsys.readouterr().err
+    assert main(["read", str(plain), "--tileset", "xx"]) == 2
+    assert "unknown tile set 'xx'" in capsys.readouterr().err
+
+
+def test_calibrate_errors_exit_2(tmp_path, capsys):
+    board_file = tmp_path / "board.txt"
+    board_file.write_text("...\n", encoding="utf-8")
+    plain = tmp_path / "plain.png"
+    cv2.imwrite(str(plain), np.full((300, 400, 3), 128, np.uint8))
+    profile = tmp_path / "p"
+    assert main(["calibrate", "--profile", str(profile), "--pair", str(plain),
+                 str(board_file)]) == 2
+    assert "a board has 15 rows, got 1" in capsys.readouterr().err
+    board_file.write_text("\n".join(["." * 15] * 15), encoding="utf-8")
+    assert main(["calibrate", "--profile", str(profile), "--pair", str(plain),
+                 str(board_file)]) == 2
+    assert "no board found" in capsys.readouterr().err
+    assert not profile.exists(), "nothing written when a pair fails"
+
+
+def test_exit_status_through_the_program(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "tilecam", "read", str(tmp_path / "nothing.png")],
+        capture_output=True, text=True, cwd=REPO, timeout=60,
+    )
+    assert result.returncode == 2
+    assert "tilecam read: cannot read image" in result.stderr
