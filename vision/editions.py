@@ -174,8 +174,8 @@ EDITIONS: dict[str, Edition] = {
         frame=(FrameBand(0.35, (20, 22, 24)), FrameBand(0.8, (38, 40, 44)),
                FrameBand(0.06, (70, 150, 190))),
         square_color=(52, 52, 56),
-        grid_line_color=(80, 150, 185),
-        grid_line_width=0.03,
+        grid_line_color=(95, 170, 205),
+        grid_line_width=0.045,
         premium_colors={
             "TW": (40, 40, 150), "DW": (95, 80, 160), "TL": (120, 70, 30),
             "DL": (150, 120, 70), "*": (95, 80, 160),

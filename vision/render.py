@@ -370,7 +370,7 @@ class FlatBoard:
     origin: int
     pixels_per_square: int
     seed: int
-    config_key: tuple = field(default=())
+    key: tuple = field(default=())  # what the flat board was made from (for caches)
 
     @property
     def canvas_size(self) -> int:
@@ -404,6 +404,7 @@ def render_flat(rows: Sequence[str], *, tileset: str = "en", edition: str = "gre
         _FLAT_CACHE.move_to_end(key)
         return cached
     flat = _build_flat(rows, tiles, ed, int(seed), config)
+    flat.key = key
     _FLAT_CACHE[key] = flat
     if len(_FLAT_CACHE) > _FLAT_CACHE_SIZE:
         _FLAT_CACHE.popitem(last=False)
@@ -420,17 +421,60 @@ def _light_vector(azimuth: float) -> np.ndarray:
     return np.array([math.cos(a), math.sin(a)])
 
 
-def _build_flat(rows: tuple[str, ...], tiles: TileSet, ed: Edition, seed: int,
-                config: RenderConfig) -> FlatBoard:
+@dataclass(frozen=True)
+class _FlatBase:
+    """What a flat board is before its tiles go on: the printed board with the clutter on the
+    table (premultiplied BGRA uint8), loose and rack tiles, and the board's edge."""
+
+    board: np.ndarray
+    tops: np.ndarray
+    edge: np.ndarray
+    origin: int
+
+
+_BASE_CACHE: OrderedDict[tuple, _FlatBase] = OrderedDict()
+_BASE_CACHE_SIZE = 4
+
+
+def _flat_base(tiles: TileSet, ed: Edition, seed: int, config: RenderConfig) -> _FlatBase:
+    key = (tiles.code, ed.name, seed, config.flat_key())
+    cached = _BASE_CACHE.get(key)
+    if cached is not None:
+        _BASE_CACHE.move_to_end(key)
+        return cached
     pps = config.pixels_per_square
     margin = ed.frame_width + _CLUTTER_MARGIN
     origin = int(math.ceil(margin * pps))
     n = 2 * origin + SIZE * pps
+    board, outline = _draw_board(ed, pps, origin, n, seed)
+    tops = np.zeros((n, n, 4), np.float32)
+    if config.clutter:
+        scene_rng = np.random.default_rng([config.scene_seed, seed, 0xC1A7])
+        _draw_clutter(board, tops, ed, tiles, _tile_style(config, ed), config,
+                      _World(origin, pps), scene_rng, _light_vector(config.light_azimuth))
+    edge = np.zeros((n, n, 4), np.uint8)
+    edge_color = np.array(ed.frame[0].color, np.float32) * 0.55
+    edge[..., :3] = (edge_color * (outline[..., None] / 255.0)).astype(np.uint8)
+    edge[..., 3] = outline
+    base = _FlatBase(board=np.clip(board, 0, 255).astype(np.uint8),
+                     tops=np.clip(tops, 0, 255).astype(np.uint8), edge=edge, origin=origin)
+    _BASE_CACHE[key] = base
+    if len(_BASE_CACHE) > _BASE_CACHE_SIZE:
+        _BASE_CACHE.popitem(last=False)
+    return base
+
+
+def _build_flat(rows: tuple[str, ...], tiles: TileSet, ed: Edition, seed: int,
+                config: RenderConfig) -> FlatBoard:
+    pps = config.pixels_per_square
     style = _tile_style(config, ed)
     light = _light_vector(config.light_azimuth)
-
-    board, outline = _draw_board(ed, pps, origin, n, seed)
-    tops = np.zeros((n, n, 4), np.float32)  # premultiplied
+    base = _flat_base(tiles, ed, seed, config)
+    origin = base.origin
+    n = base.board.shape[0]
+    board = base.board.copy()
+    tops = base.tops.copy()
+    placed = np.zeros((n, n), np.uint8)  # the board's tiles alone, for their shadows
     for r, row in enumerate(rows):
         for c, ch in enumerate(row):
             if ch == ".":
@@ -446,37 +490,28 @@ def _build_flat(rows: tuple[str, ...], tiles: TileSet, ed: Edition, seed: int,
             sprite = _tile_sprite(letter, value, style, config.font,
                                   config.tile_size * pps, light, config.tile_color_jitter, rng)
             _place_sprite(tops, sprite, (centre[0] + jitter[0], centre[1] + jitter[1]), angle)
-
-    world = _World(origin, pps)
-    scene_rng = np.random.default_rng([config.scene_seed, seed, 0xC1A7])
-    if config.clutter:
-        _draw_clutter(board, tops, ed, tiles, style, config, world, scene_rng, light)
-
-    alpha = tops[..., 3]
-    if alpha.any():
-        board_rgb = board[..., :3]
+    # Tile shadows only matter on and around the grid: work in that box.
+    lo = max(0, origin - pps)
+    hi = min(n, origin + (SIZE + 1) * pps)
+    placed = tops[lo:hi, lo:hi, 3].astype(np.float32) / 255.0
+    if placed.any():
         # A tile's cast shadow falls away from the lamp; contact shadow hugs its edge.
         shift = -light * config.tile_height * 0.6 * pps
         m = np.float32([[1, 0, shift[0]], [0, 1, shift[1]]])
-        cast = cv2.warpAffine(alpha, m, (n, n))
+        cast = cv2.warpAffine(placed, m, (hi - lo, hi - lo))
         cast = cv2.GaussianBlur(cast, (0, 0), 0.05 * pps)
-        contact = cv2.GaussianBlur(alpha, (0, 0), 0.03 * pps)
-        shade = 1.0 - 0.35 * cast - 0.2 * contact
-        board_rgb *= np.clip(shade, 0.3, 1.0)[..., None]
-
-    board_u8 = np.clip(board, 0, 255).astype(np.uint8)
-    tops_u8 = np.clip(tops, 0, 255).astype(np.uint8)
-    ys, xs = np.nonzero(tops_u8[..., 3])
+        contact = cv2.GaussianBlur(placed, (0, 0), 0.03 * pps)
+        shade = np.clip(1.0 - 0.35 * cast - 0.2 * contact, 0.3, 1.0)
+        region = board[lo:hi, lo:hi]
+        lit = cv2.multiply(region[..., :3].astype(np.float32),
+                           cv2.merge([shade, shade, shade]))
+        region[..., :3] = np.clip(lit, 0, 255).astype(np.uint8)
+    ys, xs = np.nonzero(tops[..., 3])
     tiles_box = ((int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
                  if len(xs) else None)
-    edge = np.zeros((n, n, 4), np.uint8)
-    edge_color = np.array(ed.frame[0].color, np.float32) * 0.55
-    edge[..., :3] = (edge_color * (outline[..., None] / 255.0)).astype(np.uint8)
-    edge[..., 3] = outline
     return FlatBoard(rows=rows, tileset=tiles.code, edition=ed, tile_style=style,
-                     board=board_u8, tiles=tops_u8, board_edge=edge, tiles_box=tiles_box,
-                     origin=origin,
-                     pixels_per_square=pps, seed=seed, config_key=config.flat_key())
+                     board=board, tiles=tops, board_edge=base.edge, tiles_box=tiles_box,
+                     origin=origin, pixels_per_square=pps, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -758,7 +793,9 @@ def _place_sprite(canvas: np.ndarray, sprite: np.ndarray, centre: tuple[float, f
     src = warped[ya - y0: yb - y0, xa - x0: xb - x0]
     dst = canvas[ya:yb, xa:xb]
     a_src = src[..., 3:4] / 255.0
-    dst[:] = src + dst * (1.0 - a_src)
+    # A 3-channel canvas is an opaque picture: the same "over" rule, without its alpha.
+    over = src[..., : dst.shape[2]] + dst * (1.0 - a_src)
+    dst[:] = np.clip(over, 0, 255) if canvas.dtype == np.uint8 else over
 
 
 # --------------------------------------------------------------------------------------------
@@ -994,22 +1031,33 @@ def _distort_points(points: np.ndarray, size: tuple[int, int], k1: float) -> np.
 # Table
 
 
+def _periodic_noise(rng: np.random.Generator, shape: tuple[int, int], sigma_y: float,
+                    sigma_x: float) -> np.ndarray:
+    """Smooth noise that wraps around seamlessly (unit variance), with features about
+    ``sigma_y`` by ``sigma_x`` pixels: white noise low-passed in the frequency domain."""
+    h, w = shape
+    white = rng.standard_normal((h, w))
+    fy = np.fft.fftfreq(h)[:, None]
+    fx = np.fft.fftfreq(w)[None, :]
+    gain = np.exp(-2.0 * math.pi ** 2 * ((fy * sigma_y) ** 2 + (fx * sigma_x) ** 2))
+    smooth = np.fft.ifft2(np.fft.fft2(white) * gain).real
+    smooth -= smooth.mean()
+    return (smooth / (smooth.std() + 1e-12)).astype(np.float32)
+
+
 @cache
 def _table_texture(kind: str, seed: int) -> tuple[np.ndarray, float]:
-    """A tileable texture of the table top and its pixels per square."""
+    """A seamlessly tiling texture of the table top and its pixels per square."""
     rng = np.random.default_rng([seed, 0x7AB1E])
     n = 512
     if kind == "wood":
         base = np.array(rng.choice([(60, 100, 150), (45, 75, 120), (90, 140, 185),
                                     (30, 55, 95)]), np.float32)
-        ys, xs = np.mgrid[0:n, 0:n].astype(np.float32)
+        ys = np.mgrid[0:n, 0:n][0].astype(np.float32)
         # Grain runs along x: features are long in x, narrow in y.
-        bend = cv2.resize(rng.normal(0, 1, (6, 3)).astype(np.float32), (n, n),
-                          interpolation=cv2.INTER_CUBIC)
+        bend = _periodic_noise(rng, (n, n), 40.0, 120.0)
         rings = np.sin(ys / n * 2 * math.pi * 12 + bend * 3.0)
-        fibres = cv2.resize(rng.normal(0, 1, (n, 6)).astype(np.float32), (n, n),
-                            interpolation=cv2.INTER_CUBIC)
-        fibres = cv2.GaussianBlur(fibres, (0, 0), 0.7)
+        fibres = _periodic_noise(rng, (n, n), 0.8, 40.0)
         tone = 1.0 + 0.07 * rings + 0.07 * fibres
         planks = (ys.astype(np.int32) % (n // 4)) < 2  # seams between planks
         tone[planks] *= 0.55
@@ -1018,29 +1066,28 @@ def _table_texture(kind: str, seed: int) -> tuple[np.ndarray, float]:
         tex = base * tone[..., None]
         per_square = 10.0
     elif kind == "carpet":
+        n = 1024
         base = np.array(rng.choice([(120, 130, 145), (95, 115, 135), (150, 155, 160),
                                     (80, 100, 125)]), np.float32)
-        speck = rng.normal(0, 1, (n, n)).astype(np.float32)
-        speck = cv2.GaussianBlur(speck, (0, 0), 0.8)
-        low = cv2.resize(rng.normal(0, 1, (16, 16)).astype(np.float32), (n, n),
-                         interpolation=cv2.INTER_CUBIC)
-        tex = base * (1.0 + 0.35 * speck + 0.04 * low)[..., None]
-        per_square = 40.0
+        speck = _periodic_noise(rng, (n, n), 1.2, 1.2)
+        tufts = _periodic_noise(rng, (n, n), 3.0, 3.0)
+        low = _periodic_noise(rng, (n, n), 60.0, 60.0)
+        tex = base * (1.0 + 0.09 * speck + 0.09 * tufts + 0.04 * low)[..., None]
+        per_square = 32.0
     elif kind == "cloth":
         base = np.array(rng.choice([(200, 215, 222), (185, 200, 210), (220, 220, 215)]),
                         np.float32)
         ys, xs = np.mgrid[0:n, 0:n].astype(np.float32)
         weave = 0.03 * np.sin(xs * 2 * math.pi / 4) * np.sin(ys * 2 * math.pi / 4)
-        low = cv2.resize(rng.normal(0, 1, (8, 8)).astype(np.float32), (n, n),
-                         interpolation=cv2.INTER_CUBIC)
-        tex = base * (1.0 + weave + 0.03 * low)[..., None]
+        low = _periodic_noise(rng, (n, n), 30.0, 30.0)
+        folds = _periodic_noise(rng, (n, n), 6.0, 80.0)
+        tex = base * (1.0 + weave + 0.03 * low + 0.03 * folds)[..., None]
         per_square = 24.0
     else:
         base = np.array(rng.choice([(180, 182, 185), (120, 122, 125), (210, 205, 200)]),
                         np.float32)
-        low = cv2.resize(rng.normal(0, 1, (6, 6)).astype(np.float32), (n, n),
-                         interpolation=cv2.INTER_CUBIC)
-        fine = rng.normal(0, 1, (n, n)).astype(np.float32)
+        low = _periodic_noise(rng, (n, n), 50.0, 50.0)
+        fine = _periodic_noise(rng, (n, n), 0.6, 0.6)
         tex = base * (1.0 + 0.03 * low + 0.01 * fine)[..., None]
         per_square = 10.0
     return np.clip(tex, 0, 255).astype(np.uint8), per_square
@@ -1069,29 +1116,23 @@ def render_frame(flat: FlatBoard, config: RenderConfig, *, seed: int = 0,
 
     ``hand`` is a :class:`HandPose`, None for no hand, or ``"auto"`` for a hand placed from
     ``config.scene_seed`` when ``config.hand`` is set.  ``seed`` draws the sensor noise.
+    Frames that share the flat board and the camera reuse the projected scene, so only light,
+    hand and sensor are redone (what an animation with a fixed camera needs).
     """
     width, height = config.size
     cam = _camera(config, flat.edition)
-    to_canvas = np.linalg.inv(flat.world_to_canvas())
-
-    image = _table(config, cam, width, height)
-    h_board = cam.plane(_BOARD_THICKNESS) @ to_canvas
-    h_base = cam.plane(0.0) @ to_canvas
-    whole = (0, 0, flat.canvas_size, flat.canvas_size)
-    roi = _roi([h_board, h_base], whole, width, height)
-    if roi is not None:
-        # The board's cardboard edge shows between the table and its printed top, when the
-        # camera leans enough to see it.
-        if _displacement(h_base, h_board, flat) > 0.6:
-            _composite(image, flat.board_edge, h_base, roi)
-        _composite(image, flat.board, h_board, roi)
-        layers = [(cam.plane(_BOARD_THICKNESS + config.tile_height * frac) @ to_canvas, shade)
-                  for frac, shade in ((0.0, 0.55), (0.5, 0.7), (1.0, 1.0))]
-        tiles_roi = (_roi([h for h, _ in layers], flat.tiles_box, width, height)
-                     if flat.tiles_box else None)
-        if tiles_roi is not None:
-            for h_tiles, shade in layers:
-                _composite(image, flat.tiles, h_tiles, tiles_roi, shade=shade)
+    scene_key = (flat.key, config.size, config.tilt, config.tilt_azimuth, config.rotation,
+                 config.fov, config.board_scale, config.board_offset, config.tile_height,
+                 config.table, config.scene_seed % 8)
+    cached = _SCENE_CACHE.get(scene_key)
+    if cached is not None:
+        _SCENE_CACHE.move_to_end(scene_key)
+        image = cached.copy()
+    else:
+        image = _scene(flat, config, cam)
+        _SCENE_CACHE[scene_key] = image.copy()
+        if len(_SCENE_CACHE) > _SCENE_CACHE_SIZE:
+            _SCENE_CACHE.popitem(last=False)
 
     grid_h = cam.plane(_BOARD_THICKNESS)
     hand_mask = None
@@ -1112,6 +1153,37 @@ def render_frame(flat: FlatBoard, config: RenderConfig, *, seed: int = 0,
     corners = _distort_points(undistorted, config.size, config.k1).astype(np.float32)
     return RenderedPhoto(image=image, corners=corners, config=config, homography=grid_h,
                          hand_mask=hand_mask)
+
+
+_SCENE_CACHE: OrderedDict[tuple, np.ndarray] = OrderedDict()
+_SCENE_CACHE_SIZE = 4
+
+
+def _scene(flat: FlatBoard, config: RenderConfig, cam: _Camera) -> np.ndarray:
+    """Table, board and tiles seen through the camera, before light, hand and sensor."""
+    width, height = config.size
+    to_canvas = np.linalg.inv(flat.world_to_canvas())
+    image = _table(config, cam, width, height)
+    h_board = cam.plane(_BOARD_THICKNESS) @ to_canvas
+    h_base = cam.plane(0.0) @ to_canvas
+    whole = (0, 0, flat.canvas_size, flat.canvas_size)
+    roi = _roi([h_board, h_base], whole, width, height)
+    if roi is None:
+        return image
+    # The board's cardboard edge shows between the table and its printed top, when the
+    # camera leans enough to see it.
+    if _displacement(h_base, h_board, flat) > 0.6:
+        _composite(image, flat.board_edge, h_base, roi)
+    _composite(image, flat.board, h_board, roi)
+    # Tiles: their sides as copies of the tops at lower heights, darker, then the tops.
+    layers = [(cam.plane(_BOARD_THICKNESS + config.tile_height * frac) @ to_canvas, shade)
+              for frac, shade in ((0.0, 0.55), (0.5, 0.7), (1.0, 1.0))]
+    tiles_roi = (_roi([h for h, _ in layers], flat.tiles_box, width, height)
+                 if flat.tiles_box else None)
+    if tiles_roi is not None:
+        for h_tiles, shade in layers:
+            _composite(image, flat.tiles, h_tiles, tiles_roi, shade=shade)
+    return image
 
 
 def _displacement(h_a: np.ndarray, h_b: np.ndarray, flat: FlatBoard) -> float:
@@ -1169,7 +1241,8 @@ def _composite(image: np.ndarray, layer: np.ndarray, h: np.ndarray,
 
 
 def _table(config: RenderConfig, cam: _Camera, width: int, height: int) -> np.ndarray:
-    tex, per_square = _table_texture(config.table, config.scene_seed)
+    # A handful of textures per kind is variety enough, and keeps them cached.
+    tex, per_square = _table_texture(config.table, config.scene_seed % 8)
     tex_to_world = np.array([[1 / per_square, 0, -40.0], [0, 1 / per_square, -40.0], [0, 0, 1]])
     h = cam.plane(0.0) @ tex_to_world
     return cv2.warpPerspective(tex, h, (width, height), flags=cv2.INTER_LINEAR,
@@ -1310,82 +1383,144 @@ def _random_hand(config: RenderConfig, grid_h: np.ndarray) -> HandPose:
                         seed=config.scene_seed)
 
 
+def _capsule_height(u: np.ndarray, v: np.ndarray, a: tuple[float, float],
+                    b: tuple[float, float], r0: float, r1: float) -> np.ndarray:
+    """Height (0..1) of a rounded limb from ``a`` to ``b`` whose radius runs r0 -> r1: a
+    half-cylinder with round ends, in the hand's own units."""
+    ax, ay = a
+    dx, dy = b[0] - ax, b[1] - ay
+    length2 = dx * dx + dy * dy
+    t = np.clip(((u - ax) * dx + (v - ay) * dy) / length2, 0.0, 1.0)
+    px, py = u - (ax + t * dx), v - (ay + t * dy)
+    radius = r0 + (r1 - r0) * t
+    q = 1.0 - (px * px + py * py) / (radius * radius)
+    return np.sqrt(np.clip(q, 0.0, 1.0))
+
+
+def _hand_parts(pose: HandPose) -> tuple[list[tuple], list[tuple]]:
+    """Skin limbs and sleeve limbs of a hand, in units of the palm width with the index
+    fingertip at the origin and the fingers pointing along +u (v: toward the little finger)."""
+    curl = pose.curl
+    skin = [
+        # index finger: knuckle to the tip
+        ((-0.95, -0.02), (-0.09, 0.0), 0.105, 0.09),
+        # middle, ring and little fingers, shorter the more they curl under the palm
+        ((-0.95, 0.2), (-0.2 - 0.3 * curl, 0.2), 0.11, 0.095),
+        ((-1.0, 0.4), (-0.32 - 0.3 * curl, 0.4), 0.105, 0.09),
+        ((-1.1, 0.57), (-0.5 - 0.25 * curl, 0.58), 0.09, 0.075),
+        # thumb, from the heel of the hand toward the fingertip
+        ((-1.25, -0.3), (-0.62, -0.32), 0.14, 0.12),
+        ((-0.62, -0.32), (-0.12, -0.17), 0.12, 0.1),
+        # palm: two broad limbs make a rounded, slightly tapering block
+        ((-1.35, 0.18), (-0.95, 0.22), 0.44, 0.42),
+        ((-1.3, 0.05), (-0.9, 0.3), 0.36, 0.36),
+        # wrist and forearm, widening toward the elbow
+        ((-1.6, 0.16), (-9.0, 0.2), 0.3, 0.48),
+    ]
+    sleeve = [((-2.7, 0.17), (-9.5, 0.2), 0.5, 0.6)] if pose.sleeve is not None else []
+    return skin, sleeve
+
+
 def _draw_hand(image: np.ndarray, pose: HandPose, config: RenderConfig, flat: FlatBoard,
                grid_h: np.ndarray) -> np.ndarray:
-    """Draw a hand (with its shadow and any held tile) on ``image``; return its mask."""
+    """Draw a hand (with its shadow and any held tile) on ``image``; return its mask.
+
+    The hand is a height field of rounded limbs (fingers, thumb, palm, forearm): lighting it
+    by height gives the creases between fingers and the darker outline of a real hand.  All
+    the work happens inside the box the hand and its shadow cover."""
     height, width = image.shape[:2]
-    s = pose.size
+    mask_out = np.zeros((height, width), np.uint8)
+    s = float(pose.size)
     a = math.radians(pose.angle)
     fwd = np.array([math.cos(a), math.sin(a)])
     side = np.array([-fwd[1], fwd[0]])
     tip = np.asarray(pose.tip, np.float64)
+    skin_parts, sleeve_parts = _hand_parts(pose)
 
-    def at(u: float, v: float) -> tuple[int, int]:
-        p = tip + fwd * (u * s) + side * (v * s)
-        return int(round(p[0] * 4)), int(round(p[1] * 4))  # 2 fractional bits for cv2
-
-    skin_mask = np.zeros((height, width), np.uint8)
-    sleeve_mask = np.zeros((height, width), np.uint8)
-    curl = pose.curl
-    # Fingers: index reaches the tip, the others shorter as they curl under.
-    fingers = [(-0.50, -0.05, 0.0, 0.0, 0.19), (-0.50, 0.15, -0.10 - 0.25 * curl, 0.18, 0.2),
-               (-0.55, 0.33, -0.20 - 0.25 * curl, 0.36, 0.19),
-               (-0.62, 0.48, -0.35 - 0.2 * curl, 0.52, 0.16)]
-    for ku, kv, tu, tv, w in fingers:
-        cv2.line(skin_mask, at(ku - 0.45, kv), at(tu, tv), 255, max(1, int(w * s)),
-                 cv2.LINE_AA, shift=2)
-    # Thumb from the side of the palm toward the tip.
-    cv2.line(skin_mask, at(-1.05, -0.42), at(-0.06, -0.2), 255, max(1, int(0.22 * s)),
-             cv2.LINE_AA, shift=2)
-    palm_centre = tip + fwd * (-1.0 * s) + side * (0.12 * s)
-    cv2.ellipse(skin_mask, (int(palm_centre[0] * 4), int(palm_centre[1] * 4)),
-                (int(0.55 * s * 4), int(0.46 * s * 4)), pose.angle, 0, 360, 255, -1,
-                cv2.LINE_AA, shift=2)
-    arm = [at(-1.3, -0.33), at(-1.3, 0.5), at(-9.0, 0.65), at(-9.0, -0.45)]
-    cv2.fillPoly(skin_mask, [np.array(arm, np.int32)], 255, cv2.LINE_AA, shift=2)
-    if pose.sleeve is not None:
-        sleeve = [at(-2.6, -0.5), at(-2.6, 0.7), at(-9.5, 0.85), at(-9.5, -0.65)]
-        cv2.fillPoly(sleeve_mask, [np.array(sleeve, np.int32)], 255, cv2.LINE_AA, shift=2)
-
-    # The hand's shadow, offset away from the lamp and soft (the hand is well above the board).
     light = _light_vector(config.light_azimuth)
     board_dir = grid_h[:2, :2] @ light  # lamp direction in image space (roughly)
     board_dir /= np.linalg.norm(board_dir) + 1e-9
     offset = -board_dir * 0.35 * s
-    mask_f = np.maximum(skin_mask, sleeve_mask).astype(np.float32) / 255.0
-    m = np.float32([[1, 0, offset[0]], [0, 1, offset[1]]])
-    shadow = cv2.warpAffine(mask_f, m, (width, height))
-    shadow = cv2.GaussianBlur(shadow, (0, 0), 0.18 * s)
-    img_f = image.astype(np.float32) * (1.0 - 0.45 * shadow)[..., None]
+    blur = 0.18 * s
 
-    if pose.holding is not None:
-        _draw_held_tile(img_f, pose, config, flat, grid_h, fwd, side, tip, s)
+    # The box the limbs (and their shadow) can reach, clipped to the picture.
+    ends = np.array([p for p0, p1, _, _ in skin_parts + sleeve_parts for p in (p0, p1)])
+    pts = tip + np.outer(ends[:, 0], fwd) * s + np.outer(ends[:, 1], side) * s
+    margin = 0.65 * s + abs(offset).max() + 3 * blur
+    x0 = int(max(0, math.floor(pts[:, 0].min() - margin)))
+    y0 = int(max(0, math.floor(pts[:, 1].min() - margin)))
+    x1 = int(min(width, math.ceil(pts[:, 0].max() + margin)))
+    y1 = int(min(height, math.ceil(pts[:, 1].max() + margin)))
+    if x0 >= x1 or y0 >= y1:
+        return mask_out
+    rw, rh = x1 - x0, y1 - y0
 
-    # Rounded shading: darker toward the outline, a soft highlight along the lamp side.
-    dist = cv2.distanceTransform(skin_mask, cv2.DIST_L2, 5)
-    round_shade = 0.72 + 0.33 * np.clip(dist / (0.12 * s), 0, 1) ** 0.5
+    # The field is computed at half resolution: it is smooth, and this is a per-frame path.
+    step = 2
+    hh, hw = (rh + step - 1) // step, (rw + step - 1) // step
+    ys, xs = np.mgrid[0:hh, 0:hw].astype(np.float32)
+    # Python floats keep the arrays float32 (NumPy scalars would promote them).
+    fx, fy, sx, sy = (float(t) for t in (*fwd, *side))
+    dx = (xs * step + (x0 + (step - 1) / 2.0 - float(tip[0]))) / s
+    dy = (ys * step + (y0 + (step - 1) / 2.0 - float(tip[1]))) / s
+    u = dx * fx + dy * fy
+    v = dx * sx + dy * sy
+    skin_h = np.zeros((hh, hw), np.float32)
+    for p0, p1, r0, r1 in skin_parts:
+        skin_h = np.maximum(skin_h, _capsule_height(u, v, p0, p1, r0, r1))
+    sleeve_h = np.zeros((hh, hw), np.float32)
+    for p0, p1, r0, r1 in sleeve_parts:
+        sleeve_h = np.maximum(sleeve_h, _capsule_height(u, v, p0, p1, r0, r1))
+    # Coverage, anti-aliased: a limb's height rises steeply from its outline.
+    edge = max(1.0, s * 0.012) / step
+    skin_a = np.clip(skin_h * (s / step) * 0.5 / edge, 0.0, 1.0)
+    sleeve_a = np.clip(sleeve_h * (s / step) * 0.5 / edge, 0.0, 1.0)
+    cover_half = np.maximum(skin_a, sleeve_a)
+
+    # The hand's shadow, offset away from the lamp and soft (the hand is well above the board).
+    m = np.float32([[1, 0, offset[0] / step], [0, 1, offset[1] / step]])
+    shadow = cv2.warpAffine(cover_half, m, (hw, hh))
+    shadow = cv2.GaussianBlur(shadow, (0, 0), blur / step)
+
     rng = np.random.default_rng([config.scene_seed, 0x5C1])
-    tone = cv2.resize(rng.normal(0, 1, (8, 8)).astype(np.float32), (width, height),
-                      interpolation=cv2.INTER_CUBIC)
-    skin = np.asarray(pose.skin, np.float32) * (round_shade * (1 + 0.04 * tone))[..., None]
-    alpha = cv2.GaussianBlur(skin_mask.astype(np.float32) / 255.0, (0, 0), max(0.8, s * 0.01))
+    tone = cv2.resize(rng.normal(0, 1, (6, 6)).astype(np.float32), (hw, hh),
+                      interpolation=cv2.INTER_LINEAR)
+    lit = (0.58 + 0.5 * skin_h ** 0.7 + 0.08 * skin_h ** 12) * (1 + 0.04 * tone)
     # Nearer the camera than the board, so a little out of focus.
-    skin = cv2.GaussianBlur(skin, (0, 0), max(0.6, s * 0.008))
-    img_f = img_f * (1.0 - alpha[..., None]) + skin * alpha[..., None]
+    lit = cv2.GaussianBlur(lit, (0, 0), max(0.5, s * 0.006 / step))
+    folds = cv2.resize(rng.normal(0, 1, (5, 5)).astype(np.float32), (hw, hh),
+                       interpolation=cv2.INTER_LINEAR)
+    cloth = (0.5 + 0.55 * sleeve_h ** 0.6) * (1.0 + 0.08 * folds)
+
+    def full(field: np.ndarray) -> np.ndarray:
+        return cv2.resize(field, (rw, rh), interpolation=cv2.INTER_LINEAR)
+
+    region = image[y0:y1, x0:x1]
+    dark = full(1.0 - 0.45 * shadow)
+    img_f = cv2.multiply(region.astype(np.float32), cv2.merge([dark, dark, dark]))
+    if pose.holding is not None:
+        _draw_held_tile(img_f, (x0, y0), pose, config, flat, grid_h, fwd, side, tip, s)
+    lit, skin_a = full(lit), full(skin_a)
+    skin = cv2.merge([lit * float(c) for c in pose.skin])
+    img_f = cv2.blendLinear(skin, img_f, skin_a, 1.0 - skin_a)
     if pose.sleeve is not None:
-        sd = cv2.distanceTransform(sleeve_mask, cv2.DIST_L2, 5)
-        sleeve_shade = 0.6 + 0.45 * np.clip(sd / (0.2 * s), 0, 1) ** 0.6
-        sleeve = np.asarray(pose.sleeve, np.float32) * sleeve_shade[..., None]
-        sa = cv2.GaussianBlur(sleeve_mask.astype(np.float32) / 255.0, (0, 0), 1.0)[..., None]
-        img_f = img_f * (1.0 - sa) + sleeve * sa
-    image[:] = np.clip(img_f, 0, 255).astype(np.uint8)
-    return ((alpha > 0.5) | (sleeve_mask > 127)).astype(np.uint8) * 255
+        cloth, sleeve_a = full(cloth), full(sleeve_a)
+        sleeve = cv2.merge([cloth * float(c) for c in pose.sleeve])
+        img_f = cv2.blendLinear(sleeve, img_f, sleeve_a, 1.0 - sleeve_a)
+    region[:] = np.clip(img_f, 0, 255).astype(np.uint8)
+    mask_out[y0:y1, x0:x1] = (full(cover_half) > 0.5).astype(np.uint8) * 255
+    return mask_out
 
 
-def _draw_held_tile(img_f: np.ndarray, pose: HandPose, config: RenderConfig, flat: FlatBoard,
-                    grid_h: np.ndarray, fwd: np.ndarray, side: np.ndarray, tip: np.ndarray,
-                    s: float) -> None:
-    """A tile pinched between thumb and index finger, a little larger (nearer the camera)."""
+#: How far ahead of the fingertip a held tile's middle is, in squares.
+_HELD_TILE_AHEAD = 0.4
+
+
+def _draw_held_tile(img_f: np.ndarray, origin: tuple[int, int], pose: HandPose,
+                    config: RenderConfig, flat: FlatBoard, grid_h: np.ndarray, fwd: np.ndarray,
+                    side: np.ndarray, tip: np.ndarray, s: float) -> None:
+    """A tile pinched between thumb and index finger, a little larger (nearer the camera).
+    ``img_f`` is a float32 region of the picture whose top-left pixel is ``origin``."""
     square = _square_px(grid_h) * 1.12
     tiles = TileSet.named(flat.tileset)
     letter = None if is_blank(pose.holding) else pose.holding
@@ -1395,11 +1530,9 @@ def _draw_held_tile(img_f: np.ndarray, pose: HandPose, config: RenderConfig, fla
                           _light_vector(config.light_azimuth), config.tile_color_jitter, rng)
     # Orient the tile the way the board runs in the picture.
     board_angle = math.degrees(math.atan2(grid_h[1, 0], grid_h[0, 0]))
-    centre = tip + fwd * (0.05 * s) + side * (-0.1 * s)
-    layer = np.zeros(img_f.shape[:2] + (4,), np.float32)
-    _place_sprite(layer, sprite, (float(centre[0]), float(centre[1])), board_angle)
-    a = layer[..., 3:4] / 255.0
-    img_f[:] = img_f * (1.0 - a) + layer[..., :3]
+    centre = tip + fwd * (_HELD_TILE_AHEAD * square) + side * (-0.05 * s)
+    _place_sprite(img_f, sprite, (float(centre[0] - origin[0]), float(centre[1] - origin[1])),
+                  board_angle)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1448,31 +1581,49 @@ def animate_move(prev_rows: Sequence[str], next_rows: Sequence[str], seed: int, 
     cam = _camera(config, find_edition(edition))
     grid_h = cam.plane(_BOARD_THICKNESS + config.tile_height)
     width, height = config.size
-    base = hand_towards((width / 2.0, height / 2.0), config, grid_h, seed=seed, edge=edge)
-    outside = np.array(base.tip) - 1.6 * base.size * np.array(
-        [math.cos(math.radians(base.angle)), math.sin(math.radians(base.angle))]) * 3.0
-    prev_tip = outside
-    for r, c in placed:
+    reach = 1.3 * max(width, height)  # far enough back that the hand is out of the picture
+
+    def pose_for(r: int, c: int, holding: str | None) -> HandPose:
+        """The hand with the held tile's middle over square (r, c)."""
         target = cv2.perspectiveTransform(np.array([[[c + 0.5, r + 0.5]]], np.float64),
                                           grid_h).reshape(2)
+        pose = hand_towards((float(target[0]), float(target[1])), config, grid_h, seed=seed,
+                            edge=edge, holding=holding)
+        a = math.radians(pose.angle)
+        tip = target - np.array([math.cos(a), math.sin(a)]) * _HELD_TILE_AHEAD * _square_px(
+            grid_h) * 1.12
+        return replace(pose, tip=(float(tip[0]), float(tip[1])))
+
+    def moved(pose: HandPose, tip: np.ndarray, holding: str | None) -> HandPose:
+        return replace(pose, tip=(float(tip[0]), float(tip[1])), holding=holding)
+
+    def direction(pose: HandPose) -> np.ndarray:
+        a = math.radians(pose.angle)
+        return np.array([math.cos(a), math.sin(a)])
+
+    pose: HandPose | None = None
+    for r, c in placed:
+        letter = nxt[r][c]
+        goal = pose_for(r, c, letter)
+        target = np.array(goal.tip)
+        start = target - direction(goal) * reach if pose is None else np.array(pose.tip)
         for k in range(1, approach_frames + 1):
             t = k / approach_frames
             ease = t * t * (3 - 2 * t)
-            tip = prev_tip + (target - prev_tip) * ease
-            yield frame(replace(base, tip=(float(tip[0]), float(tip[1])), holding=nxt[r][c]))
+            yield frame(moved(goal, start + (target - start) * ease, letter))
         for _ in range(hold_frames // 2):
-            yield frame(replace(base, tip=(float(target[0]), float(target[1])),
-                                holding=nxt[r][c]))
-        current[r][c] = nxt[r][c]
-        lifted = target - 0.15 * base.size * np.array(
-            [math.cos(math.radians(base.angle)), math.sin(math.radians(base.angle))])
+            yield frame(goal)
+        current[r][c] = letter
+        lifted = target - direction(goal) * 0.15 * goal.size
+        pose = moved(goal, lifted, None)
         for _ in range(hold_frames - hold_frames // 2):
-            yield frame(replace(base, tip=(float(lifted[0]), float(lifted[1])), holding=None))
-        prev_tip = lifted
-    for k in range(1, approach_frames + 1):
-        t = k / approach_frames
-        tip = prev_tip + (outside - prev_tip) * t * t
-        yield frame(replace(base, tip=(float(tip[0]), float(tip[1])), holding=None))
+            yield frame(pose)
+    if pose is not None:
+        start = np.array(pose.tip)
+        away = start - direction(pose) * reach
+        for k in range(1, approach_frames + 1):
+            t = k / approach_frames
+            yield frame(moved(pose, start + (away - start) * t * t, None))
     for _ in range(still_frames):
         yield frame(None)
 
