@@ -15,6 +15,7 @@ of the tile set's letters.  Each recognised character's box is mapped back to it
 from __future__ import annotations
 
 import html
+import os
 import re
 import shutil
 from collections.abc import Sequence
@@ -110,6 +111,9 @@ class TesseractReader:
     """
 
     def __init__(self, tileset: TileSet | str = "en", psm: int = 6) -> None:
+        # Tesseract's OpenMP threads only slow a short single-page run down on a busy machine
+        # (its own advice for batch use); a limit the user set is left alone.
+        os.environ.setdefault("OMP_THREAD_LIMIT", "1")
         self.tileset = tileset if isinstance(tileset, TileSet) else TileSet.named(tileset)
         self.language = LANGUAGES.get(self.tileset.code, "eng")
         self.psm = psm
