@@ -478,6 +478,13 @@ class Game:
         self._check_available(tiles, "rack_not_in_bag", f"{self.players[player]}'s rack {rack!r}")
         return tiles
 
+    def check_tiles_left(
+        self, tiles: Iterable[str], also_taken: Iterable[str] = (), what: str = "tiles"
+    ) -> None:
+        """Raise ``GameError("rack_not_in_bag")`` unless ``tiles`` (rack form, ``?`` = blank)
+        could all be off the board, besides ``also_taken``."""
+        self._check_available(tiles, "rack_not_in_bag", what, also_taken)
+
     def _check_available(
         self, tiles: Iterable[str], code: str, what: str, also_taken: Iterable[str] = ()
     ) -> None:
@@ -958,6 +965,20 @@ class Game:
         left = self._remaining()
         left.subtract(settled)
         return tuple(sorted((+left).elements()))
+
+    def derived_rack(self, player: int) -> str | None:
+        """``player``'s unplayed tiles when the board and the other settled racks determine
+        them (bag empty, every other rack settled or gone out), else None."""
+        p = self._player_index(player)
+        s = self._state
+        if s.over is EndReason.OUT and p == s.out_player:
+            return ""
+        settled = [t for e in self._events if e.kind is EventKind.END_RACK_PENALTY
+                   for t in self.tileset.split(e.tiles or "")]  # fmt: skip
+        try:
+            return join_tiles(self._derived_rack(p, settled))
+        except GameError:
+            return None
 
     def end_game(self, racks: Mapping[int, str] | None = None) -> list[Event]:
         """Settle the unplayed tiles once the game is over; returns the events made.
