@@ -135,7 +135,7 @@ def _find_cells(line_mask: np.ndarray) -> _Cells:
     height = stats[:, cv2.CC_STAT_HEIGHT].astype(np.float64)
     candidate = (
         (area >= 20)
-        & (area <= line_mask.size / 150)
+        & (area <= line_mask.size / 60)
         & (np.minimum(width, height) >= 4)
         & (np.maximum(width, height) <= 4 * np.minimum(width, height))
         & (area >= 0.4 * width * height)
@@ -180,8 +180,8 @@ def _affine_homography(origin: np.ndarray, u: np.ndarray, v: np.ndarray) -> np.n
     return np.array([[u[0], v[0], origin[0]], [u[1], v[1], origin[1]], [0, 0, 1]], float)
 
 
-def _assign(cells: _Cells, homography: np.ndarray, radius: float) -> _Lattice | None:
-    """Cells lying on lattice sites within ``radius`` of the origin, one per site."""
+def _assign(cells: _Cells, homography: np.ndarray, box: np.ndarray) -> _Lattice | None:
+    """Cells lying on lattice sites inside ``box`` (x min, x max, y min, y max), one per site."""
     try:
         inverse = np.linalg.inv(homography)
     except np.linalg.LinAlgError:
@@ -206,7 +206,10 @@ def _assign(cells: _Cells, homography: np.ndarray, radius: float) -> _Lattice | 
     ok = (
         np.isfinite(residual)
         & (residual < 0.22)
-        & (np.max(np.abs(sites), axis=1) <= radius)
+        & (sites[:, 0] >= box[0])
+        & (sites[:, 0] <= box[1])
+        & (sites[:, 1] >= box[2])
+        & (sites[:, 1] <= box[3])
         & (area_ratio > 0.3)
         & (area_ratio < 1.25)
     )
@@ -248,18 +251,29 @@ def _grow(cells: _Cells, seed: int, neighbours: np.ndarray) -> _Lattice | None:
         return None
     v = offsets[crossing[np.argmin(lengths[crossing])]]
     homography = _affine_homography(cells.centres[seed], u, v)
-    lattice = None
-    for radius in (1.5, 2.5, 4, 6, 9, 13, 18, 30):
-        assigned = _assign(cells, homography, radius)
+    # Grow outward from the members found so far, a margin proportional to their extent at a
+    # time: near the members even a rough (affine) fit predicts the next squares well, and
+    # each round's refit extrapolates better under strong perspective.
+    box = np.array([-1.0, 1.0, -1.0, 1.0])
+    lattice: _Lattice | None = None
+    for _ in range(30):
+        assigned = _assign(cells, homography, box)
         if assigned is None:
-            return lattice
+            break
         refit = _fit(assigned, cells)
-        if refit is None:
-            if radius > 2.5:
-                return assigned
-            continue
-        homography = refit
-        lattice = _assign(cells, homography, radius) or assigned
+        if refit is not None:
+            homography = refit
+            assigned = _assign(cells, homography, box) or assigned
+        grew = lattice is None or len(assigned.members) > len(lattice.members)
+        lattice = assigned
+        low, high = lattice.sites.min(axis=0), lattice.sites.max(axis=0)
+        margin = max(2.0, 0.5 * float(np.max(high - low)))
+        new_box = np.array([low[0] - margin, high[0] + margin, low[1] - margin, high[1] + margin])
+        if not grew and np.all(new_box == box):
+            break
+        if not grew and margin > 3 * GRID_SIZE:
+            break
+        box = new_box
     return lattice
 
 
@@ -295,7 +309,41 @@ def _best_lattice(cells: _Cells, max_seeds: int = 12) -> _Lattice | None:
         covered[lattice.members] = True
         if best is None or len(lattice.members) > len(best.members):
             best = lattice
-    return best
+    return None if best is None else _square_basis(best)
+
+
+#: Integer changes of lattice basis (determinant 1) that a skewed pick of axes may need undoing.
+_SHEARS = [
+    np.array(m, float)
+    for m in (
+        [[1, 0], [0, 1]], [[1, 1], [0, 1]], [[1, -1], [0, 1]], [[1, 0], [1, 1]], [[1, 0], [-1, 1]],
+        [[1, 2], [0, 1]], [[1, -2], [0, 1]], [[1, 0], [2, 1]], [[1, 0], [-2, 1]],
+    )
+]
+
+
+def _square_basis(lattice: _Lattice) -> _Lattice:
+    """Re-express the lattice in the basis whose axes run along the grid lines.
+
+    The same lattice points can be counted along diagonals too (the seed's neighbours may offer a
+    diagonal as an axis when perspective squeezes one direction).  On a square board the true
+    axes are the ones that pack the squares into the smallest bounding box.
+    """
+    if len(lattice.sites) < 3:
+        return lattice
+    best_area, best_shear = np.inf, _SHEARS[0]
+    for shear in _SHEARS:
+        sites = lattice.sites @ shear.T
+        area = float(np.prod(np.ptp(sites, axis=0) + 1))
+        if area < best_area - 1e-9:
+            best_area, best_shear = area, shear
+    if best_shear is _SHEARS[0]:
+        return lattice
+    to_new = np.eye(3)
+    to_new[:2, :2] = best_shear
+    homography = lattice.homography @ np.linalg.inv(to_new)
+    sites = np.rint(lattice.sites @ best_shear.T).astype(int)
+    return _Lattice(homography, sites, lattice.members)
 
 
 # --------------------------------------------------------------------------- line refinement
@@ -512,8 +560,15 @@ def _choose_window(
     along: tuple[float, float],
     vertical: bool,
     floor: float,
+    cell_columns: np.ndarray,
 ) -> int:
-    """First of the 16 consecutive lines, overlapping ``span``, best supported by ridges."""
+    """First of the 16 consecutive lines, overlapping ``span``, that best fit the grid.
+
+    A window scores the ridge support of its 16 lines plus one point for every column (or row)
+    of squares in which empty squares were found (``cell_columns``: the column of each).  The
+    columns count most: a straight edge just outside the grid (the board's border, a frame) can
+    look like a grid line, but no squares lie beyond the grid.
+    """
     low, high = span
     if high - low <= GRID_SIZE:
         starts = np.arange(high - GRID_SIZE, low + 1)
@@ -521,7 +576,14 @@ def _choose_window(
         starts = np.arange(low, high - GRID_SIZE + 1)
     lines = np.arange(starts[0], starts[-1] + GRID_SIZE + 1)
     support = _line_support(ridges, homography, lines, along, vertical, floor, reach=0.12)
-    totals = np.array([support[s - lines[0] : s - lines[0] + GRID_SIZE + 1].sum() for s in starts])
+    occupied_columns = set(int(c) for c in cell_columns)
+    totals = np.array(
+        [
+            support[s - lines[0] : s - lines[0] + GRID_SIZE + 1].sum()
+            + sum(1 for c in range(s, s + GRID_SIZE) if c in occupied_columns)
+            for s in starts
+        ]
+    )
     return int(starts[int(np.argmax(totals))])
 
 
@@ -595,9 +657,10 @@ def locate_board(image: np.ndarray) -> BoardLocation:
     floor = 0.4 * float(np.median(strength))
     homography, x_span, y_span = _grow_by_lines(ridges, homography, x_span, y_span, floor)
 
-    x0 = _choose_window(ridges, homography, x_span, y_span, True, floor)
-    y0 = _choose_window(ridges, homography, y_span, (x0, x0 + GRID_SIZE), False, floor)
-    x0 = _choose_window(ridges, homography, x_span, (y0, y0 + GRID_SIZE), True, floor)
+    columns, rows = lattice.sites[:, 0], lattice.sites[:, 1]
+    x0 = _choose_window(ridges, homography, x_span, y_span, True, floor, columns)
+    y0 = _choose_window(ridges, homography, y_span, (x0, x0 + GRID_SIZE), False, floor, rows)
+    x0 = _choose_window(ridges, homography, x_span, (y0, y0 + GRID_SIZE), True, floor, columns)
     homography = _refine(
         ridges, homography, (x0, x0 + GRID_SIZE), (y0, y0 + GRID_SIZE), reach=0.2
     )
