@@ -71,13 +71,17 @@ def scaled(homography_to_grid: np.ndarray, square_px: float, margin: float = 0) 
     """Turn an image-to-grid homography into one onto a canonical image.
 
     The canonical image has ``square_px`` pixels per square and ``margin`` pixels around the grid.
+    Pixel ``u`` covers grid units ``[(u - margin) / square_px, (u + 1 - margin) / square_px)``,
+    so its centre (where OpenCV samples) is half a pixel in; a quarter turn of the grid is then
+    exactly a quarter turn of the pixel array.
 
     >>> scaled(np.eye(3), 40, 8)
-    array([[40.,  0.,  8.],
-           [ 0., 40.,  8.],
-           [ 0.,  0.,  1.]])
+    array([[40. ,  0. ,  7.5],
+           [ 0. , 40. ,  7.5],
+           [ 0. ,  0. ,  1. ]])
     """
-    to_pixels = np.array([[square_px, 0, margin], [0, square_px, margin], [0, 0, 1]], float)
+    offset = margin - 0.5
+    to_pixels = np.array([[square_px, 0, offset], [0, square_px, offset], [0, 0, 1]], float)
     return to_pixels @ homography_to_grid
 
 
@@ -108,8 +112,8 @@ def order_corners(corners: np.ndarray | list) -> np.ndarray:
 def rotate_corners(corners: np.ndarray | list, quarter_turns: int) -> np.ndarray:
     """Relabel corners so the rectified board turns ``quarter_turns`` times counter-clockwise.
 
-    ``rectify(image, rotate_corners(c, k))`` equals ``np.rot90(rectify(image, c), k)``: use it
-    once the letters show which side of the board is up.
+    ``rectify(image, rotate_corners(c, k))`` equals ``np.rot90(rectify(image, c), k)`` (the same
+    pixels are sampled): use it once the letters show which side of the board is up.
 
     >>> c = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
     >>> rotate_corners(c, 1).tolist()  # the old top-right corner becomes the top-left

@@ -1,13 +1,15 @@
 """A top-down view of the playing grid, and its squares as one array.
 
 The rectified image has ``square_px`` pixels per square: row 0 is the grid's top edge as given by
-the corners (top-left, top-right, bottom-right, bottom-left), with ``margin`` extra pixels of the
-photo kept on every side.
+the corners (top-left, top-right, bottom-right, bottom-left; pixel centres at integer
+coordinates, as everywhere in OpenCV), with ``margin`` extra pixels of the photo kept on every
+side.
 
 >>> import numpy as np
 >>> photo = np.zeros((100, 100, 3), np.uint8)
 >>> photo[10:20, 10:20] = 255  # the top-left square of a grid drawn 10 px a square
->>> top_down = rectify(photo, [[10, 10], [160, 10], [160, 160], [10, 160]], square_px=8)
+>>> # Pixel centres are at integer coordinates, so that square's outer corner is at 9.5.
+>>> top_down = rectify(photo, [[9.5, 9.5], [159.5, 9.5], [159.5, 159.5], [9.5, 159.5]], 8)
 >>> top_down.shape
 (120, 120, 3)
 >>> crops = square_crops(top_down, 8)
