@@ -92,7 +92,7 @@ EDITIONS: dict[str, Edition] = {
     # premium squares with rows of small dots along their edges and no text.
     "green": Edition(
         name="green",
-        frame=(FrameBand(0.55, (208, 206, 200)), FrameBand(0.5, (75, 122, 48))),
+        frame=(FrameBand(0.45, (208, 206, 200)), FrameBand(0.45, (75, 122, 48))),
         square_color=(55, 100, 6),
         grid_line_color=(30, 50, 10),
         grid_line_width=0.035,

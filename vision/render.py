@@ -176,7 +176,7 @@ class RenderConfig:
             fov=float(rng.uniform(45.0, 70.0)),
             board_scale=float(rng.uniform(0.62, 0.95)),
             board_offset=(float(rng.uniform(-0.9, 0.9)), float(rng.uniform(-0.9, 0.9))),
-            k1=float(rng.uniform(0.0, 0.12)) if rng.random() < 0.5 else 0.0,
+            k1=float(rng.uniform(0.0, 0.08)) if rng.random() < 0.5 else 0.0,
             light_azimuth=float(rng.uniform(0.0, 360.0)),
             light_gradient=float(rng.uniform(0.0, 0.35)),
             gradient_angle=float(rng.uniform(0.0, 360.0)),
@@ -188,7 +188,7 @@ class RenderConfig:
             glare_size=float(rng.uniform(0.08, 0.3)),
             exposure=float(rng.uniform(0.75, 1.15)),
             white_balance=tuple(float(g) for g in rng.uniform(0.92, 1.08, 3)),
-            noise=float(rng.uniform(1.0, 7.0)),
+            noise=float(rng.uniform(1.0, 6.0)),
             defocus=float(rng.uniform(0.0, 1.6)) if blur_kind < 0.85 else 0.3,
             motion_blur=float(rng.uniform(2.0, 7.0)) if blur_kind >= 0.85 else 0.0,
             motion_angle=float(rng.uniform(0.0, 180.0)),
@@ -607,7 +607,7 @@ def _draw_frame_text(canvas: np.ndarray, ed: Edition, world: _World, ss: int) ->
 
 def _draw_teeth(canvas: np.ndarray, ed: Edition, world: _World, ss: int) -> None:
     """Small dots in the premium colour just outside each edge of a premium square."""
-    dot, gap, off = 0.075, 0.075, 0.045
+    dot, gap, off = 0.09, 0.08, 0.04
     for r in range(SIZE):
         for c in range(SIZE):
             code = PREMIUM_LAYOUT[r][c]
@@ -700,7 +700,7 @@ def _star(canvas: np.ndarray, centre: tuple[float, float], radius: float, color:
 
 
 _IVORY: BGR = (208, 228, 234)
-_WOOD: BGR = (130, 170, 212)
+_WOOD: BGR = (138, 166, 198)
 
 
 def _tile_sprite(letter: str | None, value: int | None, style: str, font: str, size_px: float,
@@ -1303,10 +1303,13 @@ def _noise_field(width: int, height: int) -> np.ndarray:
     can take shifted windows of it."""
     rng = np.random.default_rng(0x401E)
     h, w = height + 64, width + 64
-    luma = rng.standard_normal((h, w, 1), np.float32) * 0.8
-    chroma = rng.standard_normal((h // 2 + 1, w // 2 + 1, 3), np.float32) * 0.7
+    # Demosaicing and the camera's own denoising leave grain a little wider than a pixel.
+    luma = cv2.GaussianBlur(rng.standard_normal((h, w), np.float32), (0, 0), 0.6)
+    luma /= luma.std()
+    chroma = rng.standard_normal((h // 2 + 1, w // 2 + 1, 3), np.float32)
     chroma = cv2.resize(chroma, (w, h), interpolation=cv2.INTER_LINEAR)
-    return np.ascontiguousarray(luma + chroma)
+    chroma /= chroma.std()
+    return np.ascontiguousarray(0.8 * luma[..., None] + 0.6 * chroma)
 
 
 def _sensor(image: np.ndarray, config: RenderConfig, seed: int) -> np.ndarray:
