@@ -215,23 +215,23 @@ class WordGraph:
 
         A :class:`~scorer.lexicon.Lexicon` is recognised by its word set, so asking again
         with the same lexicon costs a dictionary look-up; any other iterable is read and
-        normalised each time (about a tenth of a second for ENABLE) to find its entry.
+        normalised each time (about a tenth of a second for ENABLE) to find its entry.  A
+        :class:`WordGraph` is returned as it is (``tileset`` defaults to its own).
         """
-        tileset = tileset or TileSet.named("en")
         if isinstance(words, WordGraph):
-            if words.tileset != tileset:
+            if tileset is not None and words.tileset != tileset:
                 raise ValueError(
                     f"the word graph was built for the {words.tileset.name} tile set,"
                     f" not the {tileset.name} one"
                 )
             return words
+        tileset = tileset or TileSet.named("en")
         if isinstance(words, Lexicon):
             key_words = words.words
         elif isinstance(words, frozenset):
             key_words = frozenset(normalise(w) for w in words)
         else:
-            if isinstance(words, str | bytes):
-                raise TypeError("words must be an iterable of words, not a single string")
+            _check_not_one_string(words)
             key_words = frozenset(normalise(w.strip()) for w in words if w.strip())
         key = (tileset, key_words)
         graph = _GRAPH_CACHE.get(key)
@@ -286,9 +286,16 @@ _GRAPH_CACHE: OrderedDict[tuple[TileSet, frozenset[str]], WordGraph] = OrderedDi
 _GRAPH_CACHE_SIZE = 4
 
 
+def _check_not_one_string(words: object) -> None:
+    if isinstance(words, str | bytes):
+        # Iterating a string would make each character a word.
+        raise TypeError("words must be an iterable of words, not a single string")
+
+
 def _spell(words: Iterable[str], tileset: TileSet) -> tuple[list[Sequence[str]], int]:
     """The distinct words of two or more tiles as sorted tile sequences, and how many words
     were skipped for a letter outside the tile set."""
+    _check_not_one_string(words)
     letters = frozenset(tileset.letters)
     distinct = {normalise(w) for w in words}
     skipped = 0
@@ -703,14 +710,15 @@ def generate_plays(
 
     ``rack`` is a string read with the tile set's split (``"?"`` a blank) or a sequence of
     tiles; ``words`` a :class:`~scorer.lexicon.Lexicon`, a prebuilt :class:`WordGraph` or any
-    iterable of words (its graph is built once and cached).  A play is legal when it is legal
+    iterable of words (its graph is built once and cached); ``tileset`` is English unless
+    given (or the graph's own when ``words`` is a graph).  A play is legal when it is legal
     for :func:`~scorer.rules.check_placement` and every word it forms, main and cross, is a
     word; a blank is tried as every letter of the tile set.  Plays are sorted by score, then
     across before down, then by line and squares, so the order is the same every run.
     ``limit`` builds only the best ``limit`` plays (the search itself is the same).
     """
-    tileset = tileset or TileSet.named("en")
     graph = WordGraph.cached(words, tileset)
+    tileset = graph.tileset
     tiles = _rack_tiles(rack, tileset)
     with _gc_paused():
         raws = _search(graph, board.cells, tiles, bingo_sizes, bingo_bonus)
@@ -863,12 +871,12 @@ def generate_game(
     >>> game.ended_by, len(game.turns) > 0
     ('scoreless', True)
     """
-    tileset = tileset or TileSet.named("en")
     if players < 2:
         raise ValueError(f"a game needs at least 2 players, not {players}")
     if choose_among < 1:
         raise ValueError(f"choose_among must be at least 1, not {choose_among}")
     graph = WordGraph.cached(words, tileset)
+    tileset = graph.tileset
     rng = random.Random(seed)
     bag = sorted(tileset.bag().elements())
     rng.shuffle(bag)

@@ -219,6 +219,16 @@ def test_multi_letter_tiles_spanish():
             assert any("CH" in p.main.tiles for p in plays)
 
 
+def test_a_word_graph_brings_its_tile_set():
+    es = TileSet.named("es")
+    graph = WordGraph.build(["CHAL", "CALLE", "LA"], es)
+    assert WordGraph.cached(graph) is graph
+    plays = generate_plays(play_words_es(es), "CHAL", graph)
+    assert plays and plays == generate_plays(play_words_es(es), "CHAL", ["CHAL", "CALLE", "LA"], es)
+    with pytest.raises(TypeError, match="not a single string"):
+        WordGraph.build("CHAL", es)
+
+
 def play_words_es(es: TileSet) -> Board:
     board = Board()
     play = score_play(board, Placement.from_position("8G", "CALLE", board, es), es)
