@@ -1,0 +1,254 @@
+"""Grid location on real photos, on perturbed copies of them, and where there is no board."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.geometry import order_corners, project, rotate_corners
+from vision.locate import BoardLocation, BoardNotFound, check_corners, locate_board
+from vision.rectify import rectify
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+GAME = SHARED / "data" / "photos" / "scrabscrap-game01"
+JHEIDEL = SHARED / "data" / "photos" / "jheidel"
+
+#: The game's grid corners as given with the photos (approximate, a few pixels).
+GAME_CORNERS = np.array([(37, 71), (879, 68), (880, 909), (46, 911)], float)
+#: Grid corners of the phone photos, checked by eye on 3x enlargements to within ~5 pixels
+#: (squares are 60-90 pixels there).
+JHEIDEL_CORNERS = {
+    "IMG_20141025_163953.jpg": [(605, 1270), (1784, 1243), (2044, 2488), (454, 2547)],
+    "IMG_20151016_170219.jpg": [(964, 682), (2372, 537), (2516, 1781), (1200, 2143)],
+    "IMG_20151016_170803.jpg": [(541, 1595), (1317, 1347), (1879, 2039), (1041, 2464)],
+}
+
+
+def read_photo(path: Path) -> np.ndarray:
+    if not path.exists():
+        pytest.skip(f"shared photo {path.name} not found at {path.parent} (../shared is absent)")
+    image = cv2.imread(str(path))
+    assert image is not None, f"could not decode {path}"
+    return image
+
+
+def corner_error(found: BoardLocation, expected: np.ndarray) -> float:
+    """Largest corner distance, in squares."""
+    return float(np.hypot(*(found.corners - expected).T).max() / found.square_px)
+
+
+# --------------------------------------------------------------------------- real photos
+
+
+@pytest.mark.parametrize("frame", range(1, 28))
+def test_game_frames_locate_within_a_fraction_of_a_square(frame):
+    image = read_photo(GAME / f"image-{frame}.jpg")
+    found = locate_board(image)
+    assert found.corners.dtype == np.float32 and found.corners.shape == (4, 2)
+    # The given corners are themselves only near the truth: a tenth of a square is the bar.
+    assert corner_error(found, GAME_CORNERS) < 0.1
+    assert 54 < found.square_px < 58
+    assert found.quality > 0.5
+
+
+@pytest.mark.parametrize("name", sorted(JHEIDEL_CORNERS))
+def test_phone_photos_locate_the_grid_not_the_board_edge(name):
+    image = read_photo(JHEIDEL / name)
+    found = locate_board(image)
+    # The board's outer edge lies more than a square outside the grid on these boards, so a
+    # tenth of a square tells grid from edge.
+    assert corner_error(found, np.array(JHEIDEL_CORNERS[name], float)) < 0.1
+
+
+def test_homography_maps_the_corners_to_the_grid_square():
+    image = read_photo(GAME / "image-5.jpg")
+    found = locate_board(image)
+    grid = project(found.homography, found.corners)
+    assert np.allclose(grid, [[0, 0], [15, 0], [15, 15], [0, 15]], atol=1e-6)
+    to_canonical = found.homography_to(40, 10)
+    assert np.allclose(project(to_canonical, found.corners[:1]), [[9.5, 9.5]], atol=1e-6)
+
+
+# --------------------------------------------------------------------------- perturbations
+
+
+def _rotate(image: np.ndarray, corners: np.ndarray, degrees: float):
+    height, width = image.shape[:2]
+    matrix = cv2.getRotationMatrix2D((width / 2, height / 2), degrees, 1.0)
+    cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
+    new_width, new_height = int(height * sin + width * cos), int(height * cos + width * sin)
+    matrix[0, 2] += new_width / 2 - width / 2
+    matrix[1, 2] += new_height / 2 - height / 2
+    out = cv2.warpAffine(image, matrix, (new_width, new_height), borderValue=(90, 110, 130))
+    return out, np.c_[corners, np.ones(4)] @ matrix.T
+
+
+def _tilt(image: np.ndarray, corners: np.ndarray, degrees: float, axis: str):
+    """The photo as a camera turned by ``degrees`` about the image's x or y axis would see it."""
+    height, width = image.shape[:2]
+    focal = float(max(height, width))
+    camera = np.array([[focal, 0, width / 2], [0, focal, height / 2], [0, 0, 1]])
+    a = np.deg2rad(degrees)
+    if axis == "x":
+        turn = np.array([[1, 0, 0], [0, np.cos(a), -np.sin(a)], [0, np.sin(a), np.cos(a)]])
+    else:
+        turn = np.array([[np.cos(a), 0, np.sin(a)], [0, 1, 0], [-np.sin(a), 0, np.cos(a)]])
+    homography = camera @ turn @ np.linalg.inv(camera)
+    outline = project(homography, [[0, 0], [width, 0], [width, height], [0, height]])
+    low, high = outline.min(axis=0), outline.max(axis=0)
+    homography = np.array([[1, 0, -low[0]], [0, 1, -low[1]], [0, 0, 1]]) @ homography
+    size = tuple(int(v) for v in high - low)
+    out = cv2.warpPerspective(image, homography, size, borderValue=(90, 110, 130))
+    return out, project(homography, corners)
+
+
+def _light_gradient(image: np.ndarray, corners: np.ndarray):
+    height, width = image.shape[:2]
+    across = np.linspace(0.35, 1.25, width)[None, :, None]
+    down = np.linspace(0.8, 1.1, height)[:, None, None]
+    gain = across * down
+    return np.clip(image * gain, 0, 255).astype(np.uint8), corners
+
+
+def _clutter(image: np.ndarray, corners: np.ndarray):
+    """Pad with clutter: blurred noise, shapes, lines, a chessboard and loose tiles."""
+    rng = np.random.default_rng(7)
+    height, width = image.shape[:2]
+    pad = int(0.4 * max(height, width))
+    out = cv2.GaussianBlur(rng.integers(0, 255, (height + 2 * pad, width + 2 * pad, 3), np.uint8),
+                           (0, 0), 3)
+    for _ in range(60):
+        x, y = (int(v) for v in rng.integers(0, width + 2 * pad, 2))
+        size = int(rng.integers(10, 120))
+        colour = tuple(int(v) for v in rng.integers(0, 255, 3))
+        if rng.random() < 0.5:
+            cv2.rectangle(out, (x, y), (x + size, y + int(size * rng.random())), colour, -1)
+        else:
+            end = (x + int(rng.integers(-300, 300)), y + int(rng.integers(-300, 300)))
+            cv2.line(out, (x, y), end, colour, int(rng.integers(1, 5)))
+    chess = (np.indices((8, 8)).sum(axis=0) % 2 * 200 + 30).astype(np.uint8)
+    out[20:260, 20:260] = cv2.resize(chess, (240, 240), interpolation=cv2.INTER_NEAREST)[..., None]
+    for k in range(7):
+        x0 = width + 2 * pad - 400 + 52 * k
+        out[40:88, x0 : x0 + 48] = (200, 225, 235)
+        cv2.putText(out, "ABCDEFG"[k], (x0 + 10, 80), 0, 1.2, (20, 20, 20), 3)
+    out[pad : pad + height, pad : pad + width] = image
+    return out, corners + pad
+
+
+def _quarter_turn(image: np.ndarray, corners: np.ndarray):
+    height = image.shape[0]
+    turned = cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
+    return turned, np.c_[height - 1 - corners[:, 1], corners[:, 0]]
+
+
+def _half_turn(image: np.ndarray, corners: np.ndarray):
+    height, width = image.shape[:2]
+    return cv2.rotate(image, cv2.ROTATE_180), np.c_[width - 1 - corners[:, 0],
+                                                    height - 1 - corners[:, 1]]
+
+
+PERTURBATIONS = {
+    "rotate 90": _quarter_turn,
+    "rotate 180": _half_turn,
+    "rotate 30": lambda im, c: _rotate(im, c, 30),
+    "rotate -17": lambda im, c: _rotate(im, c, -17),
+    "perspective 35 about x": lambda im, c: _tilt(im, c, 35, "x"),
+    "perspective 35 about y": lambda im, c: _tilt(im, c, -35, "y"),
+    "light gradient": _light_gradient,
+    "clutter around": _clutter,
+    "perspective, rotation and gradient": lambda im, c: _light_gradient(
+        *_rotate(*_tilt(im, c, 35, "x"), 30)
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def reference_frames():
+    """Frames 1 (five tiles) and 27 (ninety-seven) with the corners found on them untouched."""
+    frames = {}
+    for frame in (1, 27):
+        image = read_photo(GAME / f"image-{frame}.jpg")
+        frames[frame] = image, locate_board(image).corners.astype(np.float64)
+    return frames
+
+
+@pytest.mark.parametrize("frame", [1, 27])
+@pytest.mark.parametrize("perturbation", sorted(PERTURBATIONS))
+def test_perturbed_photos_locate_the_same_grid(reference_frames, frame, perturbation):
+    image, corners = reference_frames[frame]
+    changed, expected = PERTURBATIONS[perturbation](image, corners)
+    found = locate_board(changed)
+    # Corners are ordered by their place in the new image, whatever the turn.
+    expected = order_corners(expected.astype(np.float32))
+    assert corner_error(found, expected) < 0.1, perturbation
+
+
+def test_corners_are_ordered_in_the_image_whatever_the_turn(reference_frames):
+    image, _ = reference_frames[1]
+    turned = cv2.rotate(image, cv2.ROTATE_90_COUNTERCLOCKWISE)
+    corners = locate_board(turned).corners
+    top_left, top_right, bottom_right, bottom_left = corners
+    assert top_left[0] < top_right[0] and bottom_left[0] < bottom_right[0]
+    assert top_left[1] < bottom_left[1] and top_right[1] < bottom_right[1]
+
+
+# --------------------------------------------------------------------------- no board
+
+
+def test_blank_image_has_no_board():
+    with pytest.raises(BoardNotFound, match="no grid of squares"):
+        locate_board(np.full((720, 1280, 3), 128, np.uint8))
+
+
+def test_noise_has_no_board():
+    noise = np.random.default_rng(3).integers(0, 255, (720, 1280, 3), np.uint8)
+    with pytest.raises(BoardNotFound):
+        locate_board(cv2.GaussianBlur(noise, (0, 0), 1.5))
+
+
+def test_carpet_beside_a_board_has_no_board():
+    carpet = read_photo(JHEIDEL / "IMG_20151016_170803.jpg")[2600:3264, 1300:2448]
+    with pytest.raises(BoardNotFound):
+        locate_board(carpet)
+
+
+def test_a_chessboard_is_not_a_crossword_board():
+    chess = (np.indices((8, 8)).sum(axis=0) % 2 * 200 + 30).astype(np.uint8)
+    image = np.full((720, 1280), 120, np.uint8)
+    image[60:660, 340:940] = cv2.resize(chess, (600, 600), interpolation=cv2.INTER_NEAREST)
+    with pytest.raises(BoardNotFound):
+        locate_board(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR))
+
+
+def test_wrong_input_is_refused_precisely():
+    with pytest.raises(TypeError, match="uint8"):
+        locate_board(np.zeros((100, 100, 3), np.float32))
+    with pytest.raises(ValueError, match="HxWx3"):
+        locate_board(np.zeros((100, 100, 4), np.uint8))
+
+
+# --------------------------------------------------------------------------- re-check
+
+
+def test_check_corners_tells_fitting_corners_from_moved_ones(reference_frames):
+    for image, corners in reference_frames.values():
+        side = np.hypot(*(corners[1] - corners[0])) / 15
+        fitting = check_corners(image, corners)
+        moved = check_corners(image, corners + [0.5 * side, 0.3 * side])
+        turned = check_corners(image, rotate_corners(corners, 1)[[0, 1, 2, 3]] * 0.98)
+        assert fitting > 0.6
+        assert moved < 0.15
+        assert turned < 0.3
+
+
+def test_rotate_corners_turns_the_rectified_board(reference_frames):
+    image, corners = reference_frames[27]
+    upright = rectify(image, corners, 20)
+    for turns in range(4):
+        turned = rectify(image, rotate_corners(corners, turns), 20)
+        difference = np.abs(turned.astype(int) - np.rot90(upright, turns).astype(int))
+        assert difference.max() <= 1, turns
