@@ -787,9 +787,9 @@ class Game:
     """A generated game: its turns, how it ended and the final scores.
 
     ``ended_by`` is ``"out"`` (a player used their last tile with the bag empty) or
-    ``"scoreless"`` (six scoreless turns in a row).  ``adjustments`` are the end-of-game
-    changes per player (unplayed tiles lost, and gained by the player who went out);
-    ``final_scores`` the totals after them.
+    ``"scoreless"`` (``scoreless_limit`` scoreless turns in a row).  ``adjustments`` are the
+    end-of-game changes per player (unplayed tiles lost, and gained by the player who went
+    out); ``final_scores`` the totals after them.
     """
 
     seed: int
