@@ -36,9 +36,9 @@ from enum import StrEnum
 from typing import Any
 
 from scorer.board import Board
-from scorer.rules import IllegalPlay, Placement, ScoredPlay, score_play
+from scorer.rules import IllegalPlay, Placement, ScoredPlay, score_play, split_tiles
 from scorer.squares import Square
-from scorer.tiles import BLANK, TileError, TileSet, face
+from scorer.tiles import BLANK, TileError, TileSet
 
 #: Finish-line targets from the rule sheets: players -> level -> points.
 FINISH_LINE_TARGETS: dict[int, dict[str, int]] = {
@@ -270,6 +270,35 @@ def _with(values: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:
     return values[:index] + (value,) + values[index + 1 :]
 
 
+def count_tiles(tiles: Iterable[str]) -> dict[str, int]:
+    """A multiset as a plain dict (cheaper than Counter on the scoring path)."""
+    out: dict[str, int] = {}
+    for t in tiles:
+        out[t] = out.get(t, 0) + 1
+    return out
+
+
+def missing_tiles(need: Iterable[str], have: Iterable[str]) -> list[str]:
+    """The tiles of ``need`` that ``have`` lacks (with multiplicity), sorted.
+
+    >>> missing_tiles("AAB", "ABC")
+    ['A']
+    """
+    left = count_tiles(have)
+    out = []
+    for t in need:
+        if left.get(t, 0):
+            left[t] -= 1
+        else:
+            out.append(t)
+    return sorted(out)
+
+
+def rack_form(tile: str) -> str:
+    """A board tile as it sits in a rack: a blank (lower case) is ``?``."""
+    return BLANK if tile.islower() else tile
+
+
 def join_tiles(tiles: Iterable[str]) -> str:
     """Write tiles as one string; a multi-letter tile is bracketed so it reads back as one.
 
@@ -455,7 +484,7 @@ class Game:
 
     def _tiles(self, text: str | Iterable[str], what: str) -> tuple[str, ...]:
         """Split and check rack-style tiles: letters of the set in upper case, or ``?``."""
-        tiles = self.tileset.split(text) if isinstance(text, str) else tuple(text)
+        tiles = split_tiles(self.tileset, text) if isinstance(text, str) else tuple(text)
         counts = self.tileset.counts
         for t in tiles:
             if t != BLANK and (t not in counts or t != t.upper()):
@@ -489,9 +518,9 @@ class Game:
         self, tiles: Iterable[str], code: str, what: str, also_taken: Iterable[str] = ()
     ) -> None:
         """Raise unless ``tiles`` could all still be off the board (and not in ``also_taken``)."""
-        need = Counter(tiles)
+        need = count_tiles(tiles)
         taken = self._state.board_counts
-        extra = Counter(also_taken)
+        extra = count_tiles(also_taken)
         counts = self.tileset.counts
         short = [
             t for t, n in need.items() if n > counts.get(t, 0) - taken.get(t, 0) - extra.get(t, 0)
@@ -598,7 +627,7 @@ class Game:
             raise GameError(exc.code, exc.message) from None
         except TileError as exc:
             raise GameError("unknown_letter", str(exc)) from None
-        placed = [face(t) for _, t in scored.placement.tiles]
+        placed = [rack_form(t) for _, t in scored.placement.tiles]
         k = len(placed)
         if k > s.rack_counts[p]:
             raise GameError(
@@ -609,17 +638,14 @@ class Game:
         self._check_available(placed, "tiles_not_in_bag", f"play {what}")
         leave: tuple[str, ...] | None = None
         if rack is not None:
-            missing = Counter(placed) - Counter(rack)
+            missing = missing_tiles(placed, rack)
             if missing and check_rack:
                 raise GameError(
                     "tiles_not_in_rack",
-                    f"{what} needs {join_tiles(sorted(missing.elements()))}"
-                    f" which rack {join_tiles(rack)} does not hold",
+                    f"{what} needs {join_tiles(missing)}, not on the rack {join_tiles(rack)}",
                 )
             if not missing:
-                left = Counter(rack)
-                left.subtract(placed)
-                leave = tuple(left.elements())
+                leave = _without(rack, placed)
         new = s.copy()
         cells = list(s.cells)
         for square, tile in scored.placement.tiles:
@@ -687,17 +713,15 @@ class Game:
         if given is not None:
             self._check_available(given, "tiles_not_in_bag", f"exchange of {join_tiles(given)}")
             if rack_tiles is not None:
-                missing = Counter(given) - Counter(rack_tiles)
+                missing = missing_tiles(given, rack_tiles)
                 if missing and check_rack:
                     raise GameError(
                         "tiles_not_in_rack",
                         f"exchange of {join_tiles(given)}: rack {join_tiles(rack_tiles)} does not "
-                        f"hold {join_tiles(sorted(missing.elements()))}",
+                        f"hold {join_tiles(missing)}",
                     )
                 if not missing:
-                    left = Counter(rack_tiles)
-                    left.subtract(given)
-                    kept = tuple(left.elements())
+                    kept = _without(rack_tiles, given)
         new = s.copy()
         new.scoreless = s.scoreless + 1
         new.known_racks = _with_rack(s.known_racks, p, kept)
@@ -786,7 +810,7 @@ class Game:
         new.board_counts = before.board_counts
         new.bag = before.bag
         new.rack_counts = before.rack_counts
-        rack = None if play_event.rack is None else self.tileset.split(play_event.rack)
+        rack = None if play_event.rack is None else split_tiles(self.tileset, play_event.rack)
         new.known_racks = _with_rack(s.known_racks, p, rack)
         total = s.scores[p] - play_event.score
         new.scores = _with(s.scores, p, total)
@@ -923,7 +947,7 @@ class Game:
         if p in s.penalized:
             raise GameError("end_penalty_repeated", f"{self.players[p]}'s rack was already counted")
         settled = [t for e in self._events if e.kind is EventKind.END_RACK_PENALTY
-                   for t in self.tileset.split(e.tiles or "")]  # fmt: skip
+                   for t in split_tiles(self.tileset, e.tiles or "")]  # fmt: skip
         if tiles is None:
             rack = self._derived_rack(p, settled)
         else:
@@ -974,7 +998,7 @@ class Game:
         if s.over is EndReason.OUT and p == s.out_player:
             return ""
         settled = [t for e in self._events if e.kind is EventKind.END_RACK_PENALTY
-                   for t in self.tileset.split(e.tiles or "")]  # fmt: skip
+                   for t in split_tiles(self.tileset, e.tiles or "")]  # fmt: skip
         try:
             return join_tiles(self._derived_rack(p, settled))
         except GameError:
@@ -1105,6 +1129,14 @@ class Game:
             raise GameError("nothing_to_undo", "there is no event to undo")
         self._states.pop()
         return self._events.pop()
+
+
+def _without(rack: Sequence[str], used: Iterable[str]) -> tuple[str, ...]:
+    """``rack`` minus ``used`` (which it holds), in the rack's order."""
+    out = list(rack)
+    for t in used:
+        out.remove(t)
+    return tuple(out)
 
 
 def _with_rack(

@@ -41,8 +41,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scorer.game import EndReason, Event, EventKind, Game, GameError, OutBonus, Rules, join_tiles
-from scorer.rules import IllegalPlay, parse_position, position_name
+from scorer.game import (
+    EndReason,
+    Event,
+    EventKind,
+    Game,
+    GameError,
+    OutBonus,
+    Rules,
+    join_tiles,
+    missing_tiles,
+    rack_form,
+)
+from scorer.rules import IllegalPlay, parse_position, position_name, split_tiles
 from scorer.tiles import ALIASES, BLANK, TileError, TileSet
 
 #: The note line that marks a pass as a turn lost to a failed challenge.
@@ -510,7 +521,7 @@ class _Parser:
 
     def _rack(self, number: int, text: str, what: str) -> tuple[str, ...]:
         ts = self._tileset()
-        tiles = ts.split(text) if text else ()
+        tiles = split_tiles(ts, text) if text else ()
         for t in tiles:
             if t != BLANK and (t not in ts.counts or t != t.upper()):
                 raise GCGError(
@@ -554,7 +565,7 @@ class _Parser:
             word = tokens[i + 1] if i + 1 < len(tokens) else None
             if word is None:
                 raise GCGError("no_matching_token", number, f"{action}: no word")
-            for t in ts.split(word.replace("(", "").replace(")", "")):
+            for t in split_tiles(ts, word.replace("(", "").replace(")", "")):
                 if t != "." and t.upper() not in ts.counts or t == BLANK:
                     raise GCGError(
                         "malformed_play", number, f"{action} {word}: {t!r} is not a {ts.name} tile"
@@ -687,13 +698,12 @@ class _Replayer:
             )
             assert event.play is not None
             if ev.rack is not None:
-                placed = [("?" if t != t.upper() else t) for _, t in event.play.placement.tiles]
-                missing = Counter(placed) - Counter(ev.rack)
+                placed = [rack_form(t) for _, t in event.play.placement.tiles]
+                missing = missing_tiles(placed, ev.rack)
                 if missing:
                     self.report(
                         ev, "played_tile_not_in_rack", rack or "", join_tiles(placed),
-                        f"{ev.text} places {join_tiles(sorted(missing.elements()))}, "
-                        f"not on the rack {rack}",
+                        f"{ev.text} places {join_tiles(missing)}, not on the rack {rack}",
                     )  # fmt: skip
             if ev.score != event.score:
                 self.report(
@@ -715,7 +725,7 @@ class _Replayer:
                     f"the play being taken back is {self.nicks[pending.player]}'s",
                 )
             if ev.rack is not None and pending.rack is not None:
-                if Counter(ev.rack) != Counter(self.ts.split(pending.rack)):
+                if sorted(ev.rack) != sorted(split_tiles(self.ts, pending.rack)):
                     self.report(
                         ev, "phony_tiles_returned_mismatch", rack or "", pending.rack,
                         f"tiles taken back from rack {rack} but the play was made from "
@@ -747,12 +757,12 @@ class _Replayer:
             what: str | int = join_tiles(ev.tiles) if ev.tiles is not None else (ev.count or 0)
             event = g.exchange(what, rack, player=ev.player, note=ev.note, check_rack=False)
             if ev.tiles is not None and ev.rack is not None:
-                missing = Counter(ev.tiles) - Counter(ev.rack)
+                missing = missing_tiles(ev.tiles, ev.rack)
                 if missing:
                     self.report(
                         ev, "exchange_not_in_rack", rack or "", join_tiles(ev.tiles),
                         f"exchange {ev.text} but the rack {rack} does not hold "
-                        f"{join_tiles(sorted(missing.elements()))}",
+                        f"{join_tiles(missing)}",
                     )  # fmt: skip
             self.zero_score(ev)
             return event
@@ -821,7 +831,7 @@ class _Replayer:
         derived = g.derived_rack(ev.player)
         tiles = stated
         if derived is not None:
-            truth = self.ts.split(derived)
+            truth = split_tiles(self.ts, derived)
             if Counter(truth) != Counter(stated):
                 self.report(
                     ev, "end_rack_tiles_mismatch", join_tiles(stated), derived,

@@ -41,6 +41,39 @@ BINGO_BONUS = 50
 
 _LETTER_MULT = [[MULTIPLIERS[p][0] for p in row] for row in PREMIUM_LAYOUT]
 _WORD_MULT = [[MULTIPLIERS[p][1] for p in row] for row in PREMIUM_LAYOUT]
+# The same, flat (index row * 15 + col), for the scoring loop.
+_LETTER_MULT_FLAT = [m for row in _LETTER_MULT for m in row]
+_WORD_MULT_FLAT = [m for row in _WORD_MULT for m in row]
+
+# Per tile set (by identity): whether any tile is several letters, and a value table that also
+# holds the lower-case (blank) forms at 0.  Scoring a play looks values up many times.
+_TILESET_TABLES: dict[int, tuple[TileSet, bool, dict[str, int]]] = {}
+
+
+def _tables(tileset: TileSet) -> tuple[bool, dict[str, int]]:
+    entry = _TILESET_TABLES.get(id(tileset))
+    if entry is None or entry[0] is not tileset:
+        values = {"?": 0}
+        for tile, value in tileset.values.items():
+            values[tile] = value
+            values[tile.lower()] = 0
+        multi = any(len(t) > 1 for t in tileset.counts)
+        entry = (tileset, multi, values)
+        _TILESET_TABLES[id(tileset)] = entry
+    return entry[1], entry[2]
+
+
+def split_tiles(tileset: TileSet, text: str) -> tuple[str, ...]:
+    """``tileset.split(text)``, quick when every tile of the set is one character.
+
+    >>> from scorer.tiles import TileSet
+    >>> split_tiles(TileSet.named("de"), "ÄRA."), split_tiles(TileSet.named("es"), "CHa")
+    (('Ä', 'R', 'A', '.'), ('CH', 'a'))
+    """
+    multi, _ = _tables(tileset)
+    if not multi and "[" not in text:
+        return tuple(text)
+    return tileset.split(text)
 
 
 class IllegalPlay(ValueError):
@@ -95,7 +128,7 @@ class Placement:
         """
         start, direction = parse_position(position)
         if isinstance(word, str):
-            tiles = tileset.split(word.replace("(", "").replace(")", ""))
+            tiles = split_tiles(tileset, word.replace("(", "").replace(")", ""))
         else:
             tiles = tuple(word)
         dr, dc = direction.step
@@ -275,25 +308,48 @@ def _word(
     direction: Direction,
     tileset: TileSet,
 ) -> FormedWord:
-    dr, dc = direction.step
-    sr, sc, idx = _run(cells, new, r, c, dr, dc)
+    """The word through (r, c) along ``direction``, scored (premiums under new tiles only)."""
+    values = _tables(tileset)[1]
+    if direction is Direction.ACROSS:
+        base = r * SIZE
+        first = c
+        while first > 0 and (cells[base + first - 1] is not None or base + first - 1 in new):
+            first -= 1
+        last = c
+        while last < SIZE - 1 and (cells[base + last + 1] is not None or base + last + 1 in new):
+            last += 1
+        idx = range(base + first, base + last + 1)
+        start = Square(r, first)
+    else:
+        first = r
+        while first > 0 and (
+            cells[(first - 1) * SIZE + c] is not None or (first - 1) * SIZE + c in new
+        ):
+            first -= 1
+        last = r
+        while last < SIZE - 1 and (
+            cells[(last + 1) * SIZE + c] is not None or (last + 1) * SIZE + c in new
+        ):
+            last += 1
+        idx = range(first * SIZE + c, last * SIZE + c + 1, SIZE)
+        start = Square(first, c)
     total = 0
     word_mult = 1
     tiles: list[str] = []
     fresh: list[bool] = []
     for i in idx:
-        if i in new:
-            tile = new[i]
-            rr, cc = divmod(i, SIZE)
-            total += tileset.value(tile) * _LETTER_MULT[rr][cc]
-            word_mult *= _WORD_MULT[rr][cc]
+        tile = new.get(i)
+        if tile is not None:
+            total += values[tile] * _LETTER_MULT_FLAT[i]
+            word_mult *= _WORD_MULT_FLAT[i]
             fresh.append(True)
         else:
-            tile = cells[i]  # type: ignore[assignment]
-            total += tileset.value(tile)
+            tile = cells[i]
+            assert tile is not None
+            total += values[tile]
             fresh.append(False)
         tiles.append(tile)
-    return FormedWord(Square(sr, sc), direction, tuple(tiles), tuple(fresh), total * word_mult)
+    return FormedWord(start, direction, tuple(tiles), tuple(fresh), total * word_mult)
 
 
 def check_placement(board: Board, placement: Placement, tileset: TileSet) -> Direction:
@@ -302,28 +358,31 @@ def check_placement(board: Board, placement: Placement, tileset: TileSet) -> Dir
     if not tiles:
         raise IllegalPlay("no_tiles", "the play places no tiles")
     cells = board.cells
-    seen: set[Square] = set()
+    values = _tables(tileset)[1]
+    seen: set[int] = set()  # row * 15 + col of each new tile
     for square, tile in tiles:
-        if square in seen:
+        i = square.row * SIZE + square.col
+        if i in seen:
             raise IllegalPlay("duplicate_square", f"two tiles on {square}")
-        seen.add(square)
-        if cells[square.row * SIZE + square.col] is not None:
+        seen.add(i)
+        if cells[i] is not None:
+            raise IllegalPlay("square_taken", f"{square} already holds {cells[i]!r}")
+        if tile == "?":
             raise IllegalPlay(
-                "square_taken", f"{square} already holds {cells[square.row * SIZE + square.col]!r}"
+                "unknown_letter", f"{square}: a blank on the board must name its letter"
             )
-        try:
-            if tile == "?":
-                raise TileError("a blank on the board must name its letter")
-            tileset.check_letter(tile)
-        except TileError as exc:
-            raise IllegalPlay("unknown_letter", f"{square}: {exc}") from None
-    rows = {sq.row for sq in seen}
-    cols = {sq.col for sq in seen}
+        if tile not in values:
+            try:
+                tileset.check_letter(tile)
+            except TileError as exc:
+                raise IllegalPlay("unknown_letter", f"{square}: {exc}") from None
+    rows = {i // SIZE for i in seen}
+    cols = {i % SIZE for i in seen}
     if len(rows) > 1 and len(cols) > 1:
         raise IllegalPlay(
             "not_in_line",
             "the tiles are not all in one row or one column: "
-            + ", ".join(str(sq) for sq in sorted(seen)),
+            + ", ".join(str(Square(*divmod(i, SIZE))) for i in sorted(seen)),
         )
     if len(tiles) == 1:
         direction = placement.direction or Direction.ACROSS
@@ -331,26 +390,30 @@ def check_placement(board: Board, placement: Placement, tileset: TileSet) -> Dir
         direction = Direction.ACROSS if len(rows) == 1 else Direction.DOWN
     # The line from the first to the last new tile must be unbroken.
     first, last = min(seen), max(seen)
-    dr, dc = direction.step
-    r, c = first.row, first.col
-    while (r, c) != (last.row, last.col):
-        r, c = r + dr, c + dc
-        if Square(r, c) not in seen and cells[r * SIZE + c] is None:
+    step = 1 if direction is Direction.ACROSS else SIZE
+    for i in range(first + step, last, step):
+        if i not in seen and cells[i] is None:
             raise IllegalPlay(
-                "gap", f"{Square(r, c)} is empty between {first} and {last}: the line is broken"
+                "gap",
+                f"{Square(*divmod(i, SIZE))} is empty between {Square(*divmod(first, SIZE))} "
+                f"and {Square(*divmod(last, SIZE))}: the line is broken",
             )
-    if board.is_empty():
-        if Square(CENTRE_ROW, CENTRE_COL) not in seen:
+    if not any(cells):
+        if CENTRE_ROW * SIZE + CENTRE_COL not in seen:
             raise IllegalPlay("first_play_off_star", "the first play must cover the centre star H8")
         if len(tiles) < 2:
             raise IllegalPlay("first_play_one_tile", "the first play must place at least 2 tiles")
     else:
-        touches = any(
-            board.get(sq.row + a, sq.col + b) is not None
-            for sq in seen
-            for a, b in ((-1, 0), (1, 0), (0, -1), (0, 1))
-        )
-        if not touches:
+        for i in seen:
+            r, c = divmod(i, SIZE)
+            if (
+                (r > 0 and cells[i - SIZE] is not None)
+                or (r < SIZE - 1 and cells[i + SIZE] is not None)
+                or (c > 0 and cells[i - 1] is not None)
+                or (c < SIZE - 1 and cells[i + 1] is not None)
+            ):
+                break
+        else:
             raise IllegalPlay("not_connected", "the play touches no tile already on the board")
     return direction
 
