@@ -174,6 +174,7 @@ class WordGraph:
                     register[signature] = child
                 else:
                     edges[parent][tile] = twin
+                    edges[child] = _FREED  # unreachable now; its children are all registered
 
         previous: Sequence[str] = ()
         for word in spelt:
@@ -282,6 +283,7 @@ class WordGraph:
         )
 
 
+_FREED: dict[str, int] = {}  # the shared stand-in for a node replaced during a build
 _GRAPH_CACHE: OrderedDict[tuple[TileSet, frozenset[str]], WordGraph] = OrderedDict()
 _GRAPH_CACHE_SIZE = 4
 
