@@ -132,7 +132,8 @@ def bench_plays(lex: Lexicon, board: Board, racks: list[str], runs: int) -> None
     print(
         f"summary over {len(racks)} racks (median of {runs} runs each): {total_plays:,} plays in"
         f" {total_time:.2f} s = {total_plays / total_time:,.0f} plays/s with ScoredPlay objects"
-        f" (median per rack {statistics.median(rates):,.0f}/s);"
+        f" (median per rack {statistics.median(rates):,.0f}/s); search alone (best_play, one"
+        f" play built) {total_plays / total_best:,.0f} plays/s;"
         f" mean time per rack {total_time / len(racks) * 1000:.1f} ms for all plays,"
         f" {total_best / len(racks) * 1000:.1f} ms for the best play"
     )
