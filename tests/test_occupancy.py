@@ -1,0 +1,184 @@
+"""Tile-or-empty on the photographed game, uncalibrated and calibrated as a user would."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.locate import locate_board
+from vision.occupancy import OccupancyModel, square_change
+from vision.rectify import rectify
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+GAME = SHARED / "data" / "photos" / "scrabscrap-game01"
+FRAMES = range(1, 28)
+
+
+def read_boards() -> list[list[str]]:
+    """The board after each move: 27 boards of 15 rows."""
+    text = (GAME / "boards_after_each_move.txt").read_text(encoding="utf-8")
+    boards = []
+    for block in text.split("## ")[1:]:
+        rows = block.splitlines()[1:16]
+        assert len(rows) == 15 and all(len(row) == 15 for row in rows), block[:40]
+        boards.append(rows)
+    return boards
+
+
+def occupied_of(board: list[str]) -> np.ndarray:
+    return np.array([[cell != "." for cell in row] for row in board])
+
+
+def light_gradient(image: np.ndarray) -> np.ndarray:
+    height, width = image.shape[:2]
+    across = np.linspace(0.35, 1.25, width)[None, :, None]
+    down = np.linspace(0.8, 1.1, height)[:, None, None]
+    return np.clip(image * (across * down), 0, 255).astype(np.uint8)
+
+
+@pytest.fixture(scope="module")
+def game():
+    """Photos, grid corners found on them, rectified grids and known boards of every frame."""
+    if not (GAME / "boards_after_each_move.txt").exists():
+        pytest.skip(f"the photographed game is not at {GAME} (../shared is absent)")
+    photos = [cv2.imread(str(GAME / f"image-{frame}.jpg")) for frame in FRAMES]
+    corners = [locate_board(photo).corners for photo in photos]
+    rectified = [rectify(photo, c, 40) for photo, c in zip(photos, corners, strict=True)]
+    return photos, corners, rectified, read_boards()
+
+
+def errors(predicted: np.ndarray, board: list[str]) -> list[tuple[int, int]]:
+    return [tuple(int(v) for v in rc) for rc in np.argwhere(predicted != occupied_of(board))]
+
+
+def test_uncalibrated_model_makes_no_mistake_on_any_frame(game):
+    _, _, rectified, boards = game
+    model = OccupancyModel()
+    mistakes = {}
+    for frame, (image, board) in enumerate(zip(rectified, boards, strict=True), start=1):
+        occupied, confidence = model.predict(image)
+        assert occupied.shape == confidence.shape == (15, 15)
+        assert occupied.dtype == bool and ((confidence >= 0.5) & (confidence <= 1)).all()
+        if errors(occupied, board):
+            mistakes[frame] = errors(occupied, board)
+    assert mistakes == {}
+
+
+def test_model_calibrated_on_earlier_frames_makes_no_mistake(game):
+    """As a user lives it: after each move the confirmed boards so far teach the model."""
+    _, _, rectified, boards = game
+    mistakes = {}
+    for frame in range(2, len(boards) + 1):
+        model = OccupancyModel().fit(rectified[: frame - 1], boards[: frame - 1])
+        assert model.calibrated
+        occupied, _ = model.predict(rectified[frame - 1])
+        if errors(occupied, boards[frame - 1]):
+            mistakes[frame] = errors(occupied, boards[frame - 1])
+    assert mistakes == {}
+
+
+def test_blank_tiles_count_as_tiles(game):
+    _, _, rectified, boards = game
+    calibrated = OccupancyModel().fit(rectified[:22], boards[:22])  # before any blank was played
+    blanks_seen = 0
+    for image, board in zip(rectified[22:], boards[22:], strict=True):
+        blanks = [(r, c) for r, row in enumerate(board) for c, cell in enumerate(row)
+                  if cell.islower()]
+        blanks_seen += len(blanks)
+        for model in (OccupancyModel(), calibrated):
+            occupied, _ = model.predict(image)
+            assert all(occupied[r, c] for r, c in blanks)
+    assert blanks_seen >= 8  # two blanks on each of the last frames
+
+
+@pytest.mark.parametrize("frame", [1, 5, 14, 23, 27])
+def test_uneven_light_changes_nothing(game, frame):
+    photos, corners, rectified, boards = game
+    darkened = rectify(light_gradient(photos[frame - 1]), corners[frame - 1], 40)
+    assert errors(OccupancyModel().predict(darkened)[0], boards[frame - 1]) == []
+    if frame > 1:
+        model = OccupancyModel().fit(rectified[: frame - 1], boards[: frame - 1])
+        assert errors(model.predict(darkened)[0], boards[frame - 1]) == []
+
+
+@pytest.mark.parametrize("turns", [1, 2, 3])
+def test_any_side_up(game, turns):
+    """The premium layout is symmetric, so occupancy does not need the board's orientation."""
+    _, _, rectified, boards = game
+    calibrated = OccupancyModel().fit(rectified[:10], boards[:10])
+    for frame in (3, 12, 27):
+        truth = np.rot90(occupied_of(boards[frame - 1]), turns)
+        turned = np.ascontiguousarray(np.rot90(rectified[frame - 1], turns))
+        for model in (OccupancyModel(), calibrated):
+            assert (model.predict(turned)[0] == truth).all(), (frame, model.calibrated)
+
+
+def test_a_board_without_tiles_is_empty(game):
+    """Frame 1 with its five tiles covered by empty squares of the same premium type."""
+    _, _, rectified, _ = game
+    image = rectified[0].copy()
+    square = 40
+
+    def copy_square(source: tuple[int, int], target: tuple[int, int]) -> None:
+        (sr, sc), (tr, tc) = source, target
+        image[tr * square : (tr + 1) * square, tc * square : (tc + 1) * square] = image[
+            sr * square : (sr + 1) * square, sc * square : (sc + 1) * square
+        ]
+
+    # FIRNS lies on row 7, columns 3-7 (DL, plain, plain, plain, centre); the transposed
+    # squares are of the same types and empty.
+    for col in range(3, 7):
+        copy_square((col, 7), (7, col))
+    copy_square((4, 4), (7, 7))  # a DW square for the centre star
+    occupied, _ = OccupancyModel().predict(image)
+    assert not occupied.any()
+
+
+def test_saved_model_predicts_the_same(game):
+    _, _, rectified, boards = game
+    model = OccupancyModel().fit(rectified[:6], boards[:6])
+    restored = OccupancyModel.from_dict(json.loads(json.dumps(model.to_dict())))
+    for image in (rectified[6], rectified[26]):
+        occupied, confidence = model.predict(image)
+        occupied_again, confidence_again = restored.predict(image)
+        assert (occupied == occupied_again).all()
+        assert np.allclose(confidence, confidence_again)
+
+
+def test_fit_refuses_malformed_boards(game):
+    _, _, rectified, boards = game
+    with pytest.raises(ValueError, match="one board each"):
+        OccupancyModel().fit(rectified[:2], boards[:1])
+    with pytest.raises(ValueError, match="board 0 must be 15 rows"):
+        OccupancyModel().fit(rectified[:1], [boards[0][:14]])
+    with pytest.raises(ValueError, match="unsupported occupancy model data"):
+        OccupancyModel.from_dict({"version": 99})
+
+
+def test_predict_refuses_an_image_that_is_not_a_rectified_grid():
+    with pytest.raises(ValueError, match="15 equal squares"):
+        OccupancyModel().predict(np.zeros((600, 610, 3), np.uint8))
+    with pytest.raises(ValueError, match="HxWx3"):
+        OccupancyModel().predict(np.zeros((600, 600), np.uint8))
+
+
+def test_square_change_singles_out_the_new_tiles(game):
+    _, _, rectified, boards = game
+    for frame in range(2, len(boards) + 1):
+        change = square_change(rectified[frame - 2], rectified[frame - 1])
+        assert change.shape == (15, 15) and change.dtype == np.float32
+        new = occupied_of(boards[frame - 1]) & ~occupied_of(boards[frame - 2])
+        if new.any():
+            # Light flicker and neighbours' shadows stay far below a tile put down.
+            assert change[new].min() > 1.5 * change[~new].max(), frame
+
+
+def test_square_change_of_identical_frames_is_zero(game):
+    _, _, rectified, _ = game
+    assert not square_change(rectified[3], rectified[3].copy()).any()
+    with pytest.raises(ValueError, match="differ in shape"):
+        square_change(rectified[3], rectified[3][:300, :300])
