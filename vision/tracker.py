@@ -1,0 +1,523 @@
+"""Watching the board frame by frame and deciding when a move was made.
+
+The tracker answers one question per frame, cheaply: *has the board changed in a way that a move
+explains?*  It never reads letters; it says which squares gained (or lost) a tile, and the caller
+reads those squares once (:mod:`tilecam.pipeline`).
+
+Per frame (a couple of milliseconds at 1280x720):
+
+1. the grid is warped to a small top-down image (8 px a square) with one square of margin
+   around it, where an arm reaching over the board's edge shows;
+2. block means of that image are compared with the previous frame's; any block that changed
+   by more than ``motion_threshold`` grey levels means something is moving (a hand, a shadow
+   passing, the camera being bumped).
+
+Once nothing has moved for ``settle_seconds`` the board has *settled* and is examined once
+(tens of milliseconds):
+
+3. the known corners are re-checked (:func:`vision.locate.check_corners`); a board that no longer
+   fits them has been bumped and is found again (:func:`vision.locate.locate_board`);
+4. the grid is warped at 32 px a square and compared with the last *stable* image, after
+   dividing out a smooth illumination field fitted per colour channel (so a lamp switched on,
+   a drifting exposure or the sun moving change nothing), and tile-or-empty is decided for
+   every square (:class:`vision.occupancy.OccupancyModel`);
+5. a square *gained a tile* when it was empty, holds a tile now, and its own look changed; it
+   *lost a tile* in the reverse case.  Changes that neither explains (a hand resting on the
+   board, an arm across the margin, a shadow) mean the view is obstructed: nothing is decided,
+   and the settled view is examined again a little later.
+
+Tiles laid one by one, with pauses, are one move: new tiles start a *provisional* move, which
+grows while further tiles land in the same line, and is committed after ``quiet_seconds``
+without activity, when tiles appear out of its line (the next player has started), or when the
+caller says so (:meth:`Tracker.commit`, e.g. a player pressed the clock).  Tiles of a
+provisional move that are picked up again leave it.  All tiles of the last committed move taken
+off the board is a withdrawal (a phony lost a challenge).
+
+*Stills* (one photo per turn) are each settled by definition: every still is examined and is
+one turn: new tiles, a withdrawal, or no placement (a pass or an exchange, which the players
+label), when the still shows the board as the last one did.
+
+Squares in events are ``(row, col)`` of the board read upright: the tracker is told how many
+counter-clockwise quarter turns of the camera's view make the tiles upright (``orientation``,
+as a calibration profile records it).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+import cv2
+import numpy as np
+
+from vision.geometry import GRID_SIZE, as_corners
+from vision.locate import BoardNotFound, check_corners, locate_board
+from vision.occupancy import OccupancyModel
+from vision.rectify import rectify
+
+__all__ = [
+    "BoardRelocated",
+    "MoveCommitted",
+    "NoPlacement",
+    "TilesAdded",
+    "TilesRemoved",
+    "TrackEvent",
+    "Tracker",
+    "TrackerConfig",
+]
+
+log = logging.getLogger(__name__)
+
+SIZE = GRID_SIZE
+Squares = tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class TrackerConfig:
+    """The tracker's thresholds and pauses (times in seconds of the source's timestamps)."""
+
+    #: Pixels per square of the per-frame motion image.
+    motion_px: int = 8
+    #: Pixels per square of the image examined when the board has settled.
+    settle_px: int = 32
+    #: Block-mean change (grey levels) between consecutive frames that counts as motion.
+    motion_threshold: float = 7.0
+    #: Stillness needed before the board counts as settled.
+    settle_seconds: float = 0.6
+    #: While settled and unchanged, how often the view is examined again (follows light drift).
+    reexamine_seconds: float = 2.0
+    #: Per-square change (grey levels, after the illumination is divided out) that counts as a
+    #: changed square.
+    change_threshold: float = 22.0
+    #: Change in the margin ring (an arm across the board's edge) that makes a view obstructed.
+    ring_threshold: float = 28.0
+    #: Changed squares neither gaining nor losing a tile, away from those that do, tolerated.
+    max_unexplained: int = 1
+    #: An obstructed view that stays exactly so, still, for this long is taken as the new
+    #: normal (no tile gained or lost is decided from it unless the occupancy is sure).
+    rebaseline_seconds: float = 6.0
+    #: A provisional move with no activity for this long is committed.
+    quiet_seconds: float = 8.0
+    #: :func:`check_corners` score below which the corners no longer fit (the board moved).
+    corners_fit: float = 0.45
+    #: Least time between two full searches for the grid.
+    locate_interval: float = 1.0
+    #: Calibrated occupancy frames kept to refit the model from confirmed boards.
+    occupancy_memory: int = 12
+
+
+# --------------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class TrackEvent:
+    """Something the tracker decided, at ``time`` (the source's timestamp)."""
+
+    time: float
+
+
+@dataclass(frozen=True)
+class TilesAdded(TrackEvent):
+    """New tiles seen on settled ``squares``; ``frame`` and ``corners`` (image order TL, TR, BR,
+    BL of the camera's view) are what to read them from.  Part of the provisional move."""
+
+    squares: Squares = ()
+    frame: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
+    corners: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class MoveCommitted(TrackEvent):
+    """The provisional move is final: these are all its squares."""
+
+    squares: Squares = ()
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class TilesRemoved(TrackEvent):
+    """Tiles taken off ``squares``: ``withdrawal`` when they are exactly the last committed
+    move's tiles (a phony taken back), otherwise tiles of the provisional move picked up."""
+
+    squares: Squares = ()
+    withdrawal: bool = False
+
+
+@dataclass(frozen=True)
+class NoPlacement(TrackEvent):
+    """A still that shows the board as the last one did: a pass or an exchange."""
+
+
+@dataclass(frozen=True)
+class BoardRelocated(TrackEvent):
+    """The corners no longer fitted and the grid was found again."""
+
+    corners: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
+
+
+# --------------------------------------------------------------------------------- helpers
+
+
+def _upright(mask: np.ndarray, turns: int) -> np.ndarray:
+    return np.rot90(mask, turns)
+
+
+def _from_upright(mask: np.ndarray, turns: int) -> np.ndarray:
+    return np.rot90(mask, -turns)
+
+
+def _squares(mask: np.ndarray) -> Squares:
+    return tuple((int(r), int(c)) for r, c in np.argwhere(mask))
+
+
+def _mask(squares: Iterable[tuple[int, int]]) -> np.ndarray:
+    mask = np.zeros((SIZE, SIZE), bool)
+    for r, c in squares:
+        mask[r, c] = True
+    return mask
+
+
+def in_one_line(squares: Iterable[tuple[int, int]]) -> bool:
+    """Whether squares share a row or a column (one square does).
+
+    >>> in_one_line([(7, 7), (7, 9)]), in_one_line([(7, 7), (8, 9)]), in_one_line([(3, 3)])
+    (True, False, True)
+    """
+    squares = list(squares)
+    return len({r for r, _ in squares}) <= 1 or len({c for _, c in squares}) <= 1
+
+
+_ROW_GRID, _COL_GRID = np.mgrid[0:2 * SIZE + 4, 0:2 * SIZE + 4].astype(np.float64)
+
+
+def _illumination_fit(stable: np.ndarray, current: np.ndarray) -> np.ndarray:
+    """``current`` block means predicted from ``stable`` ones under a smooth change of light.
+
+    Fits log(current / stable) per channel as a quadratic in the block's position, by least
+    squares with two trimming passes (blocks that really changed are left out), and returns
+    ``stable * exp(fit)``.  Blocks are (N, N, 3) float arrays.
+    """
+    n = stable.shape[0]
+    rows = _ROW_GRID[:n, :n] / max(n - 1, 1) - 0.5
+    cols = _COL_GRID[:n, :n] / max(n - 1, 1) - 0.5
+    design = np.stack(
+        [np.ones_like(rows), cols, rows, cols**2, cols * rows, rows**2], axis=-1
+    ).reshape(-1, 6)
+    ratio = np.log(np.maximum(current, 2.0) / np.maximum(stable, 2.0)).reshape(-1, 3)
+    predicted = np.empty_like(ratio)
+    for channel in range(3):
+        target = ratio[:, channel]
+        keep = np.ones(len(target), bool)
+        solution = np.zeros(6)
+        for _ in range(3):
+            solution, *_ = np.linalg.lstsq(design[keep], target[keep], rcond=None)
+            residual = np.abs(target - design @ solution)
+            spread = 1.4826 * float(np.median(residual[keep]))
+            keep = residual <= max(3.0 * spread, 0.04)
+        predicted[:, channel] = design @ solution
+    return stable * np.exp(predicted.reshape(current.shape))
+
+
+def _blocks(image: np.ndarray, per_side: int) -> np.ndarray:
+    """Block means of a square image, (per_side, per_side, channels) float32."""
+    return cv2.resize(image, (per_side, per_side), interpolation=cv2.INTER_AREA).astype(
+        np.float32
+    )
+
+
+# --------------------------------------------------------------------------------- tracker
+
+
+@dataclass
+class _View:
+    """One settled view: the warped grid with its margin, at ``settle_px`` a square."""
+
+    time: float
+    frame: np.ndarray
+    corners: np.ndarray
+    image: np.ndarray  # (17 * px, 17 * px, 3): the grid with one square of margin
+    blocks: np.ndarray  # (34, 34, 3) half-square block means, margin included
+
+
+class Tracker:
+    """Decides, from a stream of frames or a sequence of stills, when tiles were laid or
+    taken back (see the module notes).
+
+    ``corners`` are the grid's corners in the camera's view (TL, TR, BR, BL as the image shows
+    them), e.g. a profile's fixed-camera corners; without them (or when they do not fit) the
+    grid is searched for.  ``occupancy`` is a calibrated model (a profile's) or None for the
+    uncalibrated one.  ``known`` is the board as it stands (upright rows; anything but ``.`` is
+    a tile) when tracking starts.
+    """
+
+    def __init__(
+        self,
+        *,
+        corners: np.ndarray | Sequence | None = None,
+        orientation: int = 0,
+        occupancy: OccupancyModel | None = None,
+        known: Sequence[str] | None = None,
+        stills: bool = False,
+        config: TrackerConfig | None = None,
+    ) -> None:
+        self.config = config or TrackerConfig()
+        self.corners = None if corners is None else as_corners(corners)
+        self.orientation = int(orientation) % 4
+        self.occupancy = occupancy or OccupancyModel()
+        self.stills = stills
+        known_upright = np.zeros((SIZE, SIZE), bool)
+        if known is not None:
+            known_upright = np.array([[ch != "." for ch in row] for row in known], bool)
+        #: Squares known to hold a tile, in the camera's view.
+        self.known = _from_upright(known_upright, self.orientation).copy()
+        self.provisional: set[tuple[int, int]] = set()  # camera's view
+        self.last_move: set[tuple[int, int]] = set()  # camera's view
+        self.stable: _View | None = None
+        # per-frame state
+        self._previous_blocks: np.ndarray | None = None
+        self._still_since: float | None = None
+        self._last_activity: float | None = None
+        self._examined_at: float | None = None
+        self._obstructed_since: float | None = None
+        self._obstruction: np.ndarray | None = None
+        self._last_locate: float | None = None
+        self._occupancy_memory: list[tuple[np.ndarray, np.ndarray]] = []
+        self.counters = {
+            "frames": 0, "settles": 0, "obstructed": 0, "relocated": 0, "lost": 0,
+        }
+
+    # ------------------------------------------------------------------ public
+
+    @property
+    def provisional_squares(self) -> Squares:
+        """The provisional move's squares (upright), sorted."""
+        return self.to_upright(self.provisional)
+
+    def update(self, time: float, frame: np.ndarray) -> list[TrackEvent]:
+        """Take one frame; returns what it decided (usually nothing)."""
+        self.counters["frames"] += 1
+        if self.stills:
+            return self._examine(time, frame, still=True)
+        events: list[TrackEvent] = []
+        if self.corners is None and not self._locate(time, frame):
+            return events
+        assert self.corners is not None
+        motion_image = rectify(frame, self.corners, self.config.motion_px, self.config.motion_px)
+        blocks = _blocks(motion_image, 2 * (SIZE + 2))
+        previous, self._previous_blocks = self._previous_blocks, blocks
+        moving = previous is None or float(np.abs(blocks - previous).max()) > (
+            self.config.motion_threshold
+        )
+        if moving:
+            self._still_since = None
+            self._last_activity = time
+        elif self._still_since is None:
+            self._still_since = time
+        settled = (
+            self._still_since is not None
+            and time - self._still_since >= self.config.settle_seconds
+            and (
+                self._examined_at is None
+                or self._examined_at < self._still_since
+                or time - self._examined_at >= self.config.reexamine_seconds
+            )
+        )
+        if settled:
+            self._examined_at = time
+            events.extend(self._examine(time, frame, still=False))
+        if (
+            self.provisional
+            and self._last_activity is not None
+            and time - self._last_activity >= self.config.quiet_seconds
+            and self._still_since is not None
+        ):
+            events.extend(self.commit(time, reason="quiet"))
+        return events
+
+    def commit(self, time: float, reason: str = "requested") -> list[TrackEvent]:
+        """Make the provisional move final now (e.g. the player pressed the clock)."""
+        if not self.provisional:
+            return []
+        squares = self.to_upright(self.provisional)
+        self.last_move = set(self.provisional)
+        self.provisional = set()
+        return [MoveCommitted(time, squares, reason)]
+
+    def finish(self, time: float) -> list[TrackEvent]:
+        """The source ended: commit what is provisional."""
+        return self.commit(time, reason="end of source")
+
+    def confirm_board(self, rows: Sequence[str]) -> None:
+        """The board as the game now has it (upright rows): corrects the known squares after a
+        move was corrected by the players, and teaches the occupancy model this view."""
+        known_upright = np.array([[ch != "." for ch in row] for row in rows], bool)
+        known = _from_upright(known_upright, self.orientation)
+        # Provisional tiles are on the board but not yet in the game.
+        self.known = known | _mask(self.provisional)
+        if self.stable is not None:
+            px = self.config.settle_px
+            grid = self.stable.image[px:-px, px:-px]
+            small = cv2.resize(grid, (SIZE * 16, SIZE * 16), interpolation=cv2.INTER_AREA)
+            self._occupancy_memory.append((small, known.copy()))
+            self._occupancy_memory = self._occupancy_memory[-self.config.occupancy_memory :]
+
+    def refit_occupancy(self, base: Sequence[tuple[np.ndarray, np.ndarray]] = ()) -> bool:
+        """Refit the occupancy model on confirmed views (plus ``base``: small 16 px grids with
+        their occupied masks, e.g. a profile's calibration frames); True if refitted."""
+        pairs = list(base) + self._occupancy_memory
+        if not pairs:
+            return False
+        boards = [["".join("x" if o else "." for o in row) for row in mask] for _, mask in pairs]
+        model = OccupancyModel().fit([image for image, _ in pairs], boards)
+        if model.calibrated:
+            self.occupancy = model
+            return True
+        return False
+
+    # ------------------------------------------------------------------ internals
+
+    def to_upright(self, squares: Iterable[tuple[int, int]]) -> Squares:
+        """Squares of the camera's view as squares of the upright board, sorted."""
+        return _squares(_upright(_mask(squares), self.orientation))
+
+    def _locate(self, time: float, frame: np.ndarray) -> bool:
+        if self._last_locate is not None and time - self._last_locate < (
+            self.config.locate_interval
+        ) and not self.stills:
+            return False
+        self._last_locate = time
+        try:
+            location = locate_board(frame)
+        except BoardNotFound as exc:
+            self.counters["lost"] += 1
+            log.info("board not found at %.2f s: %s", time, exc)
+            return False
+        self.corners = location.corners
+        self._previous_blocks = None
+        return True
+
+    def _view(self, time: float, frame: np.ndarray) -> _View:
+        assert self.corners is not None
+        px = self.config.settle_px
+        image = rectify(frame, self.corners, px, px)
+        return _View(time, frame, self.corners.copy(), image, _blocks(image, 2 * (SIZE + 2)))
+
+    def _examine(self, time: float, frame: np.ndarray, still: bool) -> list[TrackEvent]:
+        """Examine a settled view; see the module notes."""
+        self.counters["settles"] += 1
+        events: list[TrackEvent] = []
+        fits = self.corners is not None and check_corners(frame, self.corners) >= (
+            self.config.corners_fit
+        )
+        if not fits:
+            had = self.corners is not None
+            if not self._locate(time, frame):
+                if still:
+                    # A still in which no board is found is no turn at all.
+                    log.warning("no board found in still at %.0f", time)
+                return events
+            if had:
+                self.counters["relocated"] += 1
+                assert self.corners is not None
+                events.append(BoardRelocated(time, self.corners.copy()))
+        view = self._view(time, frame)
+        px = self.config.settle_px
+        grid = view.image[px:-px, px:-px]
+        occupied, _ = self.occupancy.predict(
+            cv2.resize(grid, (SIZE * 16, SIZE * 16), interpolation=cv2.INTER_AREA)
+        )
+        if self.stable is None:
+            # Nothing to compare with yet: the tiles not known to be there are new.
+            changed = occupied & ~self.known
+            ring_changed = np.zeros((2 * SIZE + 4, 2 * SIZE + 4), bool)
+        else:
+            expected = _illumination_fit(self.stable.blocks, view.blocks)
+            difference = np.abs(view.blocks - expected).max(axis=2)  # (34, 34)
+            inner = difference[2:-2, 2:-2].reshape(SIZE, 2, SIZE, 2).max(axis=(1, 3))
+            changed = inner > self.config.change_threshold
+            ring_changed = difference > self.config.ring_threshold
+            ring_changed[2:-2, 2:-2] = False
+        added = occupied & ~self.known & changed
+        removed = ~occupied & self.known & changed
+        near = cv2.dilate((added | removed).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        unexplained = changed & ~near
+        # The margin next to squares that gained or lost a tile shows those tiles' sides.
+        near_ring = cv2.resize(
+            np.pad(near.astype(np.uint8), 1), (2 * SIZE + 4, 2 * SIZE + 4),
+            interpolation=cv2.INTER_NEAREST,
+        ) > 0
+        near_ring = cv2.dilate(near_ring.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        arm = bool((ring_changed & ~near_ring).any())
+        removal_ok = self._removal_fits(removed)
+        obstructed = (
+            arm or int(unexplained.sum()) > self.config.max_unexplained or not removal_ok
+        )
+        if obstructed and not still:
+            self.counters["obstructed"] += 1
+            signature = changed | removed | added
+            if (
+                self._obstruction is None
+                or not np.array_equal(self._obstruction, signature)
+                or self._obstructed_since is None
+            ):
+                self._obstruction, self._obstructed_since = signature, time
+                return events
+            if time - self._obstructed_since < self.config.rebaseline_seconds:
+                return events
+            # The same view for a long while: the new normal.  Tiles are only decided on
+            # where the view says so clearly (nothing unexplained next to them).
+            log.info("view obstructed since %.1f s taken as the new normal at %.1f s",
+                     self._obstructed_since, time)
+            if arm or not removal_ok:
+                added = np.zeros_like(added)
+                removed = np.zeros_like(removed)
+        self._obstruction = self._obstructed_since = None
+        if still and obstructed:
+            # A still is a turn whatever it shows: squares the change cannot explain are
+            # left to the players rather than guessed.
+            self.counters["obstructed"] += 1
+            if not removal_ok:
+                removed = np.zeros_like(removed)
+        events.extend(self._decide(time, view, added, removed, still))
+        return events
+
+    def _removal_fits(self, removed: np.ndarray) -> bool:
+        """Tiles may leave the board only as a whole withdrawn move or from the provisional."""
+        gone = set(_squares(removed))
+        if not gone:
+            return True
+        if gone <= self.provisional:
+            return True
+        return not self.provisional and gone == self.last_move
+
+    def _decide(
+        self, time: float, view: _View, added: np.ndarray, removed: np.ndarray, still: bool
+    ) -> list[TrackEvent]:
+        events: list[TrackEvent] = []
+        gone = set(_squares(removed))
+        new = set(_squares(added))
+        if gone:
+            withdrawal = not (gone <= self.provisional)
+            if withdrawal:
+                self.last_move = set()
+            else:
+                self.provisional -= gone
+            self.known &= ~removed
+            events.append(TilesRemoved(time, self.to_upright(gone), withdrawal))
+        if new:
+            if self.provisional and not in_one_line(self.provisional | new):
+                events.extend(self.commit(time, reason="next move began"))
+            self.provisional |= new
+            self.known |= added
+            events.append(TilesAdded(time, self.to_upright(new), view.frame, view.corners))
+            if still:
+                events.extend(self.commit(time, reason="still"))
+        if still and not gone and not new:
+            events.append(NoPlacement(time))
+        self.stable = view
+        return events
+
+    def with_config(self, **changes: object) -> None:
+        """Change thresholds while running (e.g. a shorter quiet period from the page)."""
+        self.config = replace(self.config, **changes)  # type: ignore[arg-type]
