@@ -93,9 +93,9 @@ EDITIONS: dict[str, Edition] = {
     "green": Edition(
         name="green",
         frame=(FrameBand(0.45, (208, 206, 200)), FrameBand(0.45, (75, 122, 48))),
-        square_color=(55, 100, 6),
-        grid_line_color=(30, 50, 10),
-        grid_line_width=0.035,
+        square_color=(58, 104, 8),
+        grid_line_color=(12, 26, 4),
+        grid_line_width=0.05,
         premium_colors={
             "TW": (40, 36, 196), "DW": (110, 116, 222), "TL": (140, 72, 8),
             "DL": (196, 150, 82), "*": (110, 116, 222),
