@@ -189,7 +189,7 @@ def create_game() -> tuple[Response, int]:
 
 
 def import_game_from_request() -> tuple[str, list[str]]:
-    from webui.gcgimport import GcgImportError, calls_from_gcg
+    from webui.gcgimport import GcgImportError, import_gcg
 
     data = request_data()
     pin = data.get("pin")
@@ -202,21 +202,16 @@ def import_game_from_request() -> tuple[str, list[str]]:
         raw = data["gcg"].encode("utf-8")
     else:
         raise StoreError("missing_field", "send the GCG record as file 'gcg' or field 'gcg'")
-    tileset = require_str(data, "tileset", max_len=10, optional=True) or "en"
+    tileset = require_str(data, "tileset", max_len=10, optional=True)
     try:
-        record = calls_from_gcg(raw)
+        imported = import_gcg(raw, tileset)
     except GcgImportError as exc:
         raise StoreError("bad_gcg", str(exc)) from None
-    from scorer.game import OutBonus, Rules
-
-    # Two-player records write going out as one line of twice the opponent's rack.
-    out_bonus = OutBonus.DOUBLE if len(record.players) == 2 else OutBonus.TRANSFER
-    store = get_store()
-    game_id = store.create_game(record.players, pin=pin, tileset=tileset,
-                                rules=Rules(out_bonus=out_bonus).to_dict(),
-                                title=record.title, ops=record.ops)
-    warnings = record.check_totals(store.live(game_id).game)
-    return game_id, warnings
+    game_id = get_store().create_game(
+        imported.players, pin=pin, tileset=imported.tileset, rules=imported.rules,
+        title=imported.title, ops=imported.ops,
+    )
+    return game_id, imported.warnings
 
 
 @bp.post("/games/import")

@@ -347,17 +347,22 @@ class LiveGame:
         """Call the game for one turn/score operation.  Raises GameError/StoreError untouched."""
         game = self.game
         kind = op["op"]
+        # player/note/check_rack come only from imported records (see gcgimport.py); a
+        # person's or the camera's move acts for the player to move, with racks checked.
+        who = {"player": op.get("player"), "note": op.get("note")}
         if kind == "play":
-            game.play(op["position"], op["word"], rack=op.get("rack"))
+            game.play(op["position"], op["word"], rack=op.get("rack"),
+                      check_rack=op.get("check_rack", True), **who)
             self._refuse_phony_if_void()
         elif kind == "place":
             tiles = {Square.parse(name): letter for name, letter in op["tiles"].items()}
             game.place(tiles, rack=op.get("rack"))
             self._refuse_phony_if_void()
         elif kind == "pass":
-            game.pass_turn(rack=op.get("rack"))
+            game.pass_turn(rack=op.get("rack"), **who)
         elif kind == "exchange":
-            game.exchange(op["tiles"], rack=op.get("rack"))
+            game.exchange(op["tiles"], rack=op.get("rack"),
+                          check_rack=op.get("check_rack", True), **who)
         elif kind == "challenge":
             result = game.challenge(self.lexicon.is_valid, challenger=op.get("challenger"))
             self.last_challenge = {
@@ -368,19 +373,28 @@ class LiveGame:
             }
             return {"challenge": self.last_challenge}
         elif kind == "withdraw":
-            game.withdraw()
+            game.withdraw(note=op.get("note"))
         elif kind == "challenge_bonus":
-            game.challenge_bonus(op.get("points"))
+            game.challenge_bonus(op.get("points"), note=op.get("note"))
         elif kind == "lose_turn":
-            game.lose_turn(op.get("player"))
+            game.lose_turn(op.get("player"), note=op.get("note"))
         elif kind == "end_game":
             racks = op.get("racks")
             game.end_game(None if racks is None else {int(k): v for k, v in racks.items()})
             for player, minutes in sorted((op.get("time_penalties") or {}).items()):
                 if minutes > 0:
                     game.time_penalty(int(player), minutes)
+        elif kind == "end_rack_points":
+            game.end_rack_points(op["player"], op.get("tiles"), op.get("score"),
+                                 note=op.get("note"))
+        elif kind == "end_rack_penalty":
+            game.end_rack_penalty(op["player"], op.get("tiles"), op.get("score"),
+                                  note=op.get("note"))
         elif kind == "time_penalty":
-            game.time_penalty(op["player"], op["minutes"])
+            if "score" in op:
+                game.time_penalty(op["player"], score=op["score"], note=op.get("note"))
+            else:
+                game.time_penalty(op["player"], op["minutes"])
         elif kind == "adjust":
             game.adjust(op["player"], op["points"], op["reason"])
         else:
