@@ -30,7 +30,7 @@ import math
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import cv2
@@ -447,17 +447,17 @@ def _flat_base(tiles: TileSet, ed: Edition, seed: int, config: RenderConfig) -> 
     origin = int(math.ceil(margin * pps))
     n = 2 * origin + SIZE * pps
     board, outline = _draw_board(ed, pps, origin, n, seed)
-    tops = np.zeros((n, n, 4), np.float32)
+    tops = np.zeros((n, n, 4), np.uint8)
     if config.clutter:
         scene_rng = np.random.default_rng([config.scene_seed, seed, 0xC1A7])
         _draw_clutter(board, tops, ed, tiles, _tile_style(config, ed), config,
                       _World(origin, pps), scene_rng, _light_vector(config.light_azimuth))
     edge = np.zeros((n, n, 4), np.uint8)
-    edge_color = np.array(ed.frame[0].color, np.float32) * 0.55
-    edge[..., :3] = (edge_color * (outline[..., None] / 255.0)).astype(np.uint8)
+    edge_color = (np.array(ed.frame[0].color) * 0.55).astype(np.uint8)
+    edge[..., :3] = (outline[..., None] // 255) * edge_color
     edge[..., 3] = outline
-    base = _FlatBase(board=np.clip(board, 0, 255).astype(np.uint8),
-                     tops=np.clip(tops, 0, 255).astype(np.uint8), edge=edge, origin=origin)
+    # Values are never negative here, so the saturating conversion is a clip and a cast.
+    base = _FlatBase(board=cv2.convertScaleAbs(board), tops=tops, edge=edge, origin=origin)
     _BASE_CACHE[key] = base
     if len(_BASE_CACHE) > _BASE_CACHE_SIZE:
         _BASE_CACHE.popitem(last=False)
@@ -527,7 +527,38 @@ class _World:
 
 def _draw_board(ed: Edition, pps: int, origin: int, n: int,
                 seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """The printed board (premultiplied BGRA float32) and its outline mask."""
+    """The printed board with its print grain (premultiplied BGRA float32) and its outline."""
+    world = _World(origin, pps)
+    fw = ed.frame_width
+    board = _printed_board(ed.name, pps, origin, n).astype(np.float32)
+    outline = np.zeros((n, n), np.uint8)
+    lo, hi = int(round(world.px(-fw))), int(round(world.px(SIZE + fw)))
+    outline[lo:hi, lo:hi] = 255
+
+    # Print grain: blotchy low-frequency tone and fine speckle.
+    rng = np.random.default_rng([seed, 0xB0A2D])
+    low = cv2.resize(rng.normal(0.0, 1.0, (24, 24)).astype(np.float32), (n, n),
+                     interpolation=cv2.INTER_CUBIC)
+    fine = rng.standard_normal((n, n), dtype=np.float32)
+    board += (ed.grain * (0.8 * low + 0.6 * fine))[..., None]
+    np.clip(board, 0, 255, out=board)
+
+    alpha = outline.astype(np.float32) / 255.0
+    # The board's soft drop shadow on the table.
+    shadow = cv2.GaussianBlur(alpha, (0, 0), 0.18 * pps) * 0.55
+    shadow = np.maximum(shadow, alpha)
+    # Premultiplied: shadow pixels are black with partial alpha.
+    layer = np.empty((n, n, 4), np.float32)
+    layer[..., :3] = board * alpha[..., None]
+    layer[..., 3] = shadow * 255.0
+    return layer, outline
+
+
+@lru_cache(maxsize=6)
+def _printed_board(edition_name: str, pps: int, origin: int, n: int) -> np.ndarray:
+    """The board's print (BGR uint8): frame, grid, premium squares and labels.  The same for
+    every photo of an edition, so it is drawn once."""
+    ed = find_edition(edition_name)
     ss = _SUPERSAMPLE
     big_n = n * ss
     world = _World(origin, pps)
@@ -563,25 +594,9 @@ def _draw_board(ed: Edition, pps: int, origin: int, n: int,
         _draw_teeth(canvas, ed, world, ss)
     _draw_labels(canvas, ed, world, ss)
 
-    board = cv2.resize(canvas, (n, n), interpolation=cv2.INTER_AREA).astype(np.float32)
-    outline = np.zeros((n, n), np.uint8)
-    lo, hi = int(round(world.px(-fw))), int(round(world.px(SIZE + fw)))
-    outline[lo:hi, lo:hi] = 255
-
-    # Print grain: blotchy low-frequency tone and fine speckle.
-    rng = np.random.default_rng([seed, 0xB0A2D])
-    low = cv2.resize(rng.normal(0.0, 1.0, (24, 24)).astype(np.float32), (n, n),
-                     interpolation=cv2.INTER_CUBIC)
-    fine = rng.normal(0.0, 1.0, (n, n)).astype(np.float32)
-    board += (ed.grain * (0.8 * low + 0.6 * fine))[..., None]
-    np.clip(board, 0, 255, out=board)
-
-    alpha = outline.astype(np.float32) / 255.0
-    # The board's soft drop shadow on the table.
-    shadow = cv2.GaussianBlur(alpha, (0, 0), 0.18 * pps) * 0.55
-    shadow = np.maximum(shadow, alpha)
-    board *= alpha[..., None]  # premultiplied: shadow pixels are black with partial alpha
-    return np.dstack([board, shadow * 255.0]), outline
+    board = cv2.resize(canvas, (n, n), interpolation=cv2.INTER_AREA)
+    board.flags.writeable = False  # shared by every photo of the edition
+    return board
 
 
 def _draw_frame_text(canvas: np.ndarray, ed: Edition, world: _World, ss: int) -> None:
@@ -859,11 +874,18 @@ def _draw_rack(board: np.ndarray, tops: np.ndarray, world: _World, side: int, al
         return -distance - v, along + u
 
     quad = [to_world(0, 0), to_world(length, 0), to_world(length, depth), to_world(0, depth)]
+    lip = [to_world(0, depth * 0.72), to_world(length, depth * 0.72), to_world(length, depth),
+           to_world(0, depth)]
     poly = np.array([[world.px(x), world.px(y)] for x, y in quad], np.float32)
-    rgb = board[..., :3]
-    alpha = board[..., 3]
+    box = _window(board.shape[0], poly, 0.6 * pps)
+    if box is None:
+        return
+    x0, y0, x1, y1 = box
+    origin = np.float32([x0, y0])
+    rgb = board[y0:y1, x0:x1, :3]
+    alpha = board[y0:y1, x0:x1, 3]
     mask = np.zeros(alpha.shape, np.uint8)
-    cv2.fillPoly(mask, [np.round(poly).astype(np.int32)], 255, lineType=cv2.LINE_AA)
+    cv2.fillPoly(mask, [np.round(poly - origin).astype(np.int32)], 255, lineType=cv2.LINE_AA)
     shadow = cv2.GaussianBlur(mask.astype(np.float32) / 255.0, (0, 0), 0.15 * pps)
     m = mask.astype(np.float32)[..., None] / 255.0
     # Shadow first (only where nothing opaque is yet), then the rack, lit along its length.
@@ -872,11 +894,9 @@ def _draw_rack(board: np.ndarray, tops: np.ndarray, world: _World, side: int, al
     rgb[:] = rgb * (1.0 - m) + rack_rgb * m
     alpha[:] = np.maximum(alpha, m[..., 0] * 255.0)
     # A lighter lip along the front edge.
-    lip = [to_world(0, depth * 0.72), to_world(length, depth * 0.72), to_world(length, depth),
-           to_world(0, depth)]
-    lip_poly = np.round(np.array([[world.px(x), world.px(y)] for x, y in lip])).astype(np.int32)
+    lip_poly = np.array([[world.px(x), world.px(y)] for x, y in lip], np.float32) - origin
     lip_mask = np.zeros(alpha.shape, np.uint8)
-    cv2.fillPoly(lip_mask, [lip_poly], 255, lineType=cv2.LINE_AA)
+    cv2.fillPoly(lip_mask, [np.round(lip_poly).astype(np.int32)], 255, lineType=cv2.LINE_AA)
     lm = lip_mask.astype(np.float32)[..., None] / 255.0
     rgb[:] = rgb * (1.0 - lm) + np.minimum(rack_rgb * 1.35 + 12.0, 255.0) * lm
 
@@ -909,23 +929,35 @@ def _draw_bag(board: np.ndarray, world: _World, centre: tuple[float, float], rad
     radii = np.where(near, radii * 1.35, radii)
     pts = np.stack([world.px(centre[0]) + np.cos(angles) * radii * pps,
                     world.px(centre[1]) + np.sin(angles) * radii * pps * 0.85], 1)
-    mask = np.zeros((n, n), np.uint8)
-    cv2.fillPoly(mask, [np.round(pts).astype(np.int32)], 255, lineType=cv2.LINE_AA)
-    mask_f = cv2.GaussianBlur(mask.astype(np.float32) / 255.0, (0, 0), 0.08 * pps)
-    if not mask_f.any():
+    box = _window(n, pts, 1.2 * pps)
+    if box is None:
         return
+    x0, y0, x1, y1 = box
+    h, w = y1 - y0, x1 - x0
+    mask = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(mask, [np.round(pts - (x0, y0)).astype(np.int32)], 255, lineType=cv2.LINE_AA)
+    mask_f = cv2.GaussianBlur(mask.astype(np.float32) / 255.0, (0, 0), 0.08 * pps)
     # Folds: a few soft dark creases, and rounded shading from the outline inward.
     dist = cv2.distanceTransform(mask, cv2.DIST_L2, 5)
     body = np.clip(dist / (0.8 * pps), 0, 1) ** 0.6
-    folds = cv2.resize(rng.normal(0, 1, (6, 6)).astype(np.float32), (n, n),
+    folds = cv2.resize(rng.normal(0, 1, (4, 4)).astype(np.float32), (w, h),
                        interpolation=cv2.INTER_CUBIC)
     shade = (0.55 + 0.45 * body) * (1.0 + 0.25 * np.sin(folds * 3.0))
-    rgb = board[..., :3]
-    alpha = board[..., 3]
+    rgb = board[y0:y1, x0:x1, :3]
+    alpha = board[y0:y1, x0:x1, 3]
     shadow = cv2.GaussianBlur(mask_f, (0, 0), 0.3 * pps)
     a = mask_f[..., None]
     rgb[:] = rgb * (1.0 - a) + (color * shade[..., None]) * a
     alpha[:] = np.maximum(np.maximum(alpha, shadow * 150.0), mask_f * 255.0)
+
+
+def _window(n: int, points: np.ndarray, margin: float) -> tuple[int, int, int, int] | None:
+    """Box (x0, y0, x1, y1) around ``points`` grown by ``margin``, clipped to an n x n canvas."""
+    x0 = max(0, int(math.floor(points[:, 0].min() - margin)))
+    y0 = max(0, int(math.floor(points[:, 1].min() - margin)))
+    x1 = min(n, int(math.ceil(points[:, 0].max() + margin)))
+    y1 = min(n, int(math.ceil(points[:, 1].max() + margin)))
+    return (x0, y0, x1, y1) if x0 < x1 and y0 < y1 else None
 
 
 # --------------------------------------------------------------------------------------------
