@@ -361,6 +361,11 @@ def test_game_end_and_record(game):
         nick, rest = line[1:].split(":", 1)
         last_totals[nick] = int(rest.split()[-1])
     assert (last_totals["player1"], last_totals["player2"]) == game.final_scores
+    # The project's GCG reader replays the record with every score recomputed.
+    gcg_module = pytest.importorskip("scorer.gcg")
+    replayed = gcg_module.verify(gcg)
+    assert replayed.ok, [str(m) for m in replayed.mismatches]
+    assert tuple(replayed.final_scores.values()) == game.final_scores
 
 
 def test_stuck_game_exchanges_then_passes():
