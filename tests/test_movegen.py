@@ -383,6 +383,8 @@ def test_stuck_game_exchanges_then_passes():
     assert game.final_scores == tuple(
         t - EN.rack_value(r) for t, r in zip(game.turns[-1].totals, game.final_racks, strict=True)
     )
+    replayed = pytest.importorskip("scorer.gcg").verify(game.to_gcg())
+    assert replayed.ok and tuple(replayed.final_scores.values()) == game.final_scores
 
 
 def test_choose_among_varies_the_game_but_stays_deterministic(enable):
