@@ -58,6 +58,8 @@ class Edition:
     frame_text_color: BGR = (235, 240, 245)
     #: Amplitude of the paper/print grain, in grey levels.
     grain: float = 4.0
+    #: A folding board: a hinge crease runs across the middle, between columns G and I.
+    fold: bool = False
 
     @property
     def frame_width(self) -> float:
@@ -144,6 +146,7 @@ EDITIONS: dict[str, Edition] = {
         tile_style="wood",
         gloss=0.8,
         frame_text="SCRABBLE",
+        fold=True,
     ),
     # The vintage English board: grey-brown squares, white lines, a thin red rim and
     # saw-toothed premium squares.
@@ -167,6 +170,7 @@ EDITIONS: dict[str, Edition] = {
         frame_text="SCRABBLE",
         frame_text_color=(40, 35, 35),
         grain=6.0,
+        fold=True,
     ),
     # A dark deluxe board: charcoal squares, thin gold lines, muted premiums with gold text.
     "deluxe": Edition(

@@ -109,6 +109,7 @@ class RenderConfig:
     defocus: float = 0.5  # Gaussian sigma in pixels
     motion_blur: float = 0.0  # length in pixels
     motion_angle: float = 0.0
+    sharpen: float = 0.0  # unsharp-mask amount, as phone cameras apply (0..1)
     jpeg_quality: int = 90  # 0 keeps the image uncompressed
     # tiles
     font: str = "sans"
@@ -192,6 +193,7 @@ class RenderConfig:
             defocus=float(rng.uniform(0.0, 1.6)) if blur_kind < 0.85 else 0.3,
             motion_blur=float(rng.uniform(2.0, 7.0)) if blur_kind >= 0.85 else 0.0,
             motion_angle=float(rng.uniform(0.0, 180.0)),
+            sharpen=float(rng.uniform(0.2, 0.9)) if rng.random() < 0.5 else 0.0,
             jpeg_quality=int(rng.integers(55, 96)),
             font=str(rng.choice(list(FONTS))),
             tile_style="auto" if rng.random() < 0.8 else str(rng.choice(TILE_STYLES)),
@@ -595,6 +597,16 @@ def _printed_board(edition_name: str, pps: int, origin: int, n: int) -> np.ndarr
     _draw_labels(canvas, ed, world, ss)
 
     board = cv2.resize(canvas, (n, n), interpolation=cv2.INTER_AREA)
+    if ed.fold:
+        # Folding boards show their hinge: a thin dark crease across the middle, and the two
+        # halves catching the light a little differently.
+        mid = int(round(world.px(SIZE / 2.0)))
+        lo, hi = int(round(world.px(-ed.frame_width))), int(round(world.px(SIZE + ed.frame_width)))
+        half = board[lo:hi, mid:hi].astype(np.float32) * 0.97
+        board[lo:hi, mid:hi] = half.astype(np.uint8)
+        width = max(1, int(round(0.03 * pps)))
+        crease = board[lo:hi, mid - width: mid + width].astype(np.float32) * 0.45
+        board[lo:hi, mid - width: mid + width] = crease.astype(np.uint8)
     board.flags.writeable = False  # shared by every photo of the edition
     return board
 
@@ -1112,8 +1124,8 @@ def _table_texture(kind: str, seed: int) -> tuple[np.ndarray, float]:
         ys, xs = np.mgrid[0:n, 0:n].astype(np.float32)
         weave = 0.03 * np.sin(xs * 2 * math.pi / 4) * np.sin(ys * 2 * math.pi / 4)
         low = _periodic_noise(rng, (n, n), 30.0, 30.0)
-        folds = _periodic_noise(rng, (n, n), 6.0, 80.0)
-        tex = base * (1.0 + weave + 0.03 * low + 0.03 * folds)[..., None]
+        folds = _periodic_noise(rng, (n, n), 18.0, 45.0)
+        tex = base * (1.0 + weave + 0.03 * low + 0.025 * folds)[..., None]
         per_square = 24.0
     else:
         base = np.array(rng.choice([(180, 182, 185), (120, 122, 125), (210, 205, 200)]),
@@ -1358,6 +1370,9 @@ def _sensor(image: np.ndarray, config: RenderConfig, seed: int) -> np.ndarray:
                  (int(round(c + dx)), int(round(c + dy))), 1.0, 1, cv2.LINE_AA)
         kernel /= kernel.sum()
         image = cv2.filter2D(image, -1, kernel)
+    if config.sharpen > 0.0:
+        soft = cv2.GaussianBlur(image, (0, 0), 1.5)
+        image = cv2.addWeighted(image, 1.0 + config.sharpen, soft, -config.sharpen, 0.0)
     if config.noise > 0.0:
         h, w = image.shape[:2]
         field_ = _noise_field(w, h)
