@@ -166,3 +166,60 @@ def test_scoreboards_follow_controls_and_camera_live(server, browser):
     landscape.screenshot(path=str(shots / "scoreboard-phone-landscape-844x390.png"))
     for page in (phone, tablet, control, landscape):
         page.context.close()
+
+
+def test_camera_preview_and_calibration_pages(server, browser, tmp_path):
+    cv2 = pytest.importorskip("cv2", reason="OpenCV makes the test frame")
+    import numpy as np
+
+    _, created = call(server, "/api/games", {"players": ["Ann", "Bob"], "pin": PIN})
+    game_id = created["id"]
+    frame = np.full((300, 400, 3), 200, np.uint8)
+    cv2.rectangle(frame, (50, 30), (350, 270), (40, 90, 160), -1)
+    ok, jpeg = cv2.imencode(".jpg", frame)
+    assert ok
+    request = urllib.request.Request(
+        f"{server}/api/games/{game_id}/frames", data=jpeg.tobytes(), method="POST",
+        headers={"Content-Type": "image/jpeg", "X-Game-Pin": PIN})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.status == 202
+    call(server, f"/api/games/{game_id}/grid",
+         {"corners": [[50, 30], [350, 30], [350, 270], [50, 270]], "width": 400, "height": 300})
+
+    page, errors = open_page(browser, f"{server}/games/{game_id}/camera", 800, 700)
+    page.wait_for_function("document.getElementById('frame').naturalWidth === 400",
+                           timeout=LIVE_TIMEOUT)
+    # The grid is drawn: a pixel on a grid line inside the board is the line colour.
+    page.wait_for_function("""() => {
+        const c = document.getElementById('overlay');
+        const img = document.getElementById('frame');
+        if (!c.width) return false;
+        const x = Math.round(200 * img.clientWidth / 400);
+        const y = Math.round(30 * img.clientHeight / 300);
+        const d = c.getContext('2d').getImageData(x, y, 1, 1).data;
+        return d[3] > 0;
+    }""", timeout=LIVE_TIMEOUT)
+    shots = Path(tempfile.gettempdir()) / "tilecam-screens"
+    shots.mkdir(exist_ok=True)
+    page.screenshot(path=str(shots / "camera-preview.png"))
+    assert errors == []
+
+    calibrate, errors = open_page(browser, f"{server}/games/{game_id}/calibrate", 800, 900)
+    calibrate.evaluate(f"localStorage.setItem('tilecam-pin-{game_id}', '{PIN}')")
+    calibrate.wait_for_function("document.getElementById('frame').naturalWidth === 400",
+                                timeout=LIVE_TIMEOUT)
+    box = calibrate.locator("#overlay").bounding_box()
+    for fx, fy in ((0.1, 0.1), (0.9, 0.1), (0.9, 0.9), (0.1, 0.9)):
+        calibrate.mouse.click(box["x"] + fx * box["width"], box["y"] + fy * box["height"])
+    calibrate.click("#corners-save")
+    calibrate.wait_for_selector("#message.ok", timeout=LIVE_TIMEOUT)
+    calibrate.evaluate("document.getElementById('message').textContent = ''")
+    calibrate.click("#capture-empty")
+    calibrate.wait_for_function("document.getElementById('message').textContent === 'Saved.'")
+    saved = json.load(urllib.request.urlopen(f"{server}/api/games/{game_id}/calibration"))
+    corners = saved["calibration"]["corners"]["data"]["corners"]
+    assert [round(x / 40) for x, _ in corners] == [1, 9, 9, 1]  # 10% and 90% of 400 px
+    assert "empty" in saved["calibration"]
+    assert errors == []
+    page.context.close()
+    calibrate.context.close()

@@ -47,6 +47,22 @@ def test_index_lists_games_with_links(client):
     html = client.get("/").get_data(as_text=True)
     assert f'href="/games/{game_id}"' in html and "Ann · Bob" in html
     assert f'href="/games/{game_id}/control"' in html
+    play(client, game_id, "8E", "HORN")
+    assert "14 – 0" in client.get("/").get_data(as_text=True)
+
+
+def test_game_list_shows_scores_after_a_restart_without_replaying(tmp_path):
+    db = str(tmp_path / "g.sqlite3")
+    app = create_app({"DATABASE": db, "TESTING": True})
+    client = app.test_client()
+    game_id = new_game(client)
+    play(client, game_id, "8E", "HORN")
+    app.extensions["tilecam_store"].close()
+    app = create_app({"DATABASE": db, "TESTING": True})
+    [listed] = app.test_client().get("/api/games").json["games"]
+    assert listed["scores"] == [14, 0] and listed["over"] is False
+    assert app.extensions["tilecam_store"]._live == {}  # nothing was replayed to list it
+    app.extensions["tilecam_store"].close()
 
 
 def test_scoreboard_page_shows_totals_board_and_last_move(client):
@@ -116,7 +132,7 @@ def test_setup_form_posts_and_redirects_to_controls(client):
     response = client.post("/games/new", data={
         "player1": "Ann", "player2": "Bob", "player3": "", "pin": PIN, "tileset": "de",
         "challenge": "ten", "rack_size": "9", "finish_level": "expert", "clock_minutes": "20",
-        "overtime_points_per_minute": "5",
+        "overtime_points_per_minute": "5", "out_bonus": "double",
     })
     assert response.status_code == 303
     game_id = response.headers["Location"].split("/")[-2]
@@ -125,6 +141,7 @@ def test_setup_form_posts_and_redirects_to_controls(client):
     assert state["tileset"]["code"] == "de" and state["rules"]["challenge"] == "ten"
     assert state["rules"]["rack_size"] == 9 and state["rules"]["finish_line"] == 200
     assert state["rules"]["overtime_points_per_minute"] == 5
+    assert state["rules"]["out_bonus"] == "double"
     assert state["clock"]["limit"] == 20 * 60
     bad = client.post("/games/new", data={"player1": "Ann", "pin": PIN})
     assert bad.status_code == 400 and "2 to 4 players" in bad.get_data(as_text=True)

@@ -156,8 +156,11 @@ def settings_from_request(data: dict[str, Any]) -> dict[str, Any]:
         finish_line = targets[level]
     overtime = require_int(data, "overtime_points_per_minute", low=0, high=100, optional=True)
     clock_minutes = require_int(data, "clock_minutes", low=1, high=600, optional=True)
+    out_bonus = require_str(data, "out_bonus", max_len=10, optional=True) or "transfer"
+    if out_bonus not in ("transfer", "double"):
+        raise StoreError("bad_rules", "going out: 'transfer' or 'double'")
     kwargs: dict[str, Any] = {"challenge": challenge_rule, "rack_size": rack_size,
-                              "finish_line": finish_line}
+                              "finish_line": finish_line, "out_bonus": out_bonus}
     if overtime is not None:
         kwargs["overtime_points_per_minute"] = overtime
     rules = Rules(**kwargs)

@@ -69,7 +69,8 @@ CREATE TABLE IF NOT EXISTS games (
     updated REAL NOT NULL,
     settings TEXT NOT NULL,
     pin_salt BLOB NOT NULL,
-    pin_hash BLOB NOT NULL
+    pin_hash BLOB NOT NULL,
+    summary TEXT
 );
 CREATE TABLE IF NOT EXISTS ops (
     game_id TEXT NOT NULL REFERENCES games(id),
@@ -457,8 +458,9 @@ class LiveGame:
         word[offset] = letter
         corrected: dict[str, Any] = {"op": "play", "position": play.position,
                                      "word": "".join(word)}
-        if self.stack[k].op.get("rack"):
-            corrected["rack"] = self.stack[k].op["rack"]
+        for key in ("rack", "player", "check_rack", "note"):
+            if self.stack[k].op.get(key) is not None:
+                corrected[key] = self.stack[k].op[key]
         later = [e.op for e in self.stack[k + 1:]]
         self.clocks.charge(self.game.turn, at)
         raise_later = None
@@ -654,6 +656,9 @@ class GameStore:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(games)")}
+        if "summary" not in columns:  # a database made before the list showed scores
+            self._db.execute("ALTER TABLE games ADD COLUMN summary TEXT")
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
         self._live: dict[str, LiveGame] = {}
@@ -762,9 +767,9 @@ class GameStore:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 self._db.execute(
-                    "INSERT INTO games (id, created, updated, settings, pin_salt, pin_hash)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (game_id, now, now, settings.to_json(), salt, digest),
+                    "INSERT INTO games (id, created, updated, settings, pin_salt, pin_hash,"
+                    " summary) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (game_id, now, now, settings.to_json(), salt, digest, summary_json(live)),
                 )
                 self._db.executemany(
                     "INSERT INTO ops (game_id, seq, at, op) VALUES (?, ?, ?, ?)", rows
@@ -783,20 +788,18 @@ class GameStore:
         """Every stored game, newest first, with players and final or current totals."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT id, created, updated, settings FROM games ORDER BY updated DESC"
+                "SELECT id, created, updated, settings, summary FROM games ORDER BY updated DESC"
             ).fetchall()
             out = []
-            for game_id, created, updated, settings_text in rows:
+            for game_id, created, updated, settings_text, summary in rows:
                 settings = GameSettings.from_json(settings_text)
                 entry: dict[str, Any] = {
                     "id": game_id, "created": created, "updated": updated,
                     "players": list(settings.players), "title": settings.title,
                     "tileset": settings.tileset, "scores": None, "over": None,
                 }
-                live = self._live.get(game_id)
-                if live is not None:
-                    entry["scores"] = list(live.game.scores)
-                    entry["over"] = bool(live.game.over)
+                if summary:
+                    entry.update(json.loads(summary))
                 out.append(entry)
             return out
 
@@ -912,7 +915,8 @@ class GameStore:
                     "INSERT INTO ops (game_id, seq, at, op) VALUES (?, ?, ?, ?)",
                     (game_id, seq, at, json.dumps(op)),
                 )
-                self._db.execute("UPDATE games SET updated = ? WHERE id = ?", (at, game_id))
+                self._db.execute("UPDATE games SET updated = ?, summary = ? WHERE id = ?",
+                                 (at, summary_json(live), game_id))
                 self._db.execute("COMMIT")
             except sqlite3.Error:
                 if self._db.in_transaction:
@@ -1020,6 +1024,11 @@ class GameStore:
                 "SELECT kind, at, data, image FROM calibration WHERE game_id = ?", (game_id,)
             ).fetchall()
         return {k: {"at": at, "data": json.loads(d), "image": img} for k, at, d, img in rows}
+
+
+def summary_json(live: LiveGame) -> str:
+    """What the list of games shows, kept in the games table so listing replays nothing."""
+    return json.dumps({"scores": list(live.game.scores), "over": bool(live.game.over)})
 
 
 def _pin_token(pin: str, salt: bytes) -> bytes:
