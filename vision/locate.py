@@ -56,8 +56,8 @@ WORK_LONG_SIDE = 1024
 _HAT_SIZE = 7
 #: A lattice needs at least this many square-shaped regions on it.
 _MIN_LATTICE_CELLS = 12
-#: With fewer cells than this at the first resolution, a closer look is worth its time.
-_GOOD_LATTICE_CELLS = 40
+#: Squares smaller than this (pixels a side) at the first resolution call for a closer look.
+_MIN_WORK_SQUARE_PX = 16
 
 
 class BoardNotFound(Exception):
@@ -597,6 +597,13 @@ class _Attempt:
     scale: float
     cells_found: int
 
+    @property
+    def square_px(self) -> float:
+        """Side of a square near the lattice's origin, in working pixels (0 without one)."""
+        if len(self.lattice.members) == 0:
+            return 0.0
+        return float(np.sqrt(abs(np.linalg.det(self.lattice.homography[:2, :2]))))
+
 
 def _attempt(grey: np.ndarray, long_side: int) -> _Attempt | None:
     """Search for a lattice of cells at one working resolution, both line polarities."""
@@ -625,10 +632,14 @@ def locate_board(image: np.ndarray) -> BoardLocation:
     grey = _grey(image)
     height, width = grey.shape
     attempt = _attempt(grey, WORK_LONG_SIDE)
-    # A board small in a large photo has squares too small at the first resolution: look closer.
-    if len(attempt.lattice.members) < _GOOD_LATTICE_CELLS and max(grey.shape) > WORK_LONG_SIDE:
+    # A board small in a large photo has squares too small at the first resolution for thin
+    # lines to separate them: look closer.
+    too_small = attempt.square_px < _MIN_WORK_SQUARE_PX
+    if (too_small or len(attempt.lattice.members) < _MIN_LATTICE_CELLS) and (
+        max(grey.shape) > WORK_LONG_SIDE
+    ):
         closer = _attempt(grey, 2 * WORK_LONG_SIDE)
-        if len(closer.lattice.members) > len(attempt.lattice.members):
+        if len(closer.lattice.members) >= min(len(attempt.lattice.members), _MIN_LATTICE_CELLS):
             attempt = closer
     lattice = attempt.lattice
     if len(lattice.members) < _MIN_LATTICE_CELLS:

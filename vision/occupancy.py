@@ -179,10 +179,11 @@ def _type_looks(scaled: np.ndarray, close: np.ndarray, allowed: np.ndarray) -> n
 
 def _distance_to(scaled: np.ndarray, looks: np.ndarray) -> np.ndarray:
     """Distance of each square to its own type's look (inf where the type has none)."""
-    typical = looks[_TYPE_OF_SQUARE]
-    with np.errstate(invalid="ignore"):
-        distance = np.linalg.norm(scaled - typical, axis=-1)
-    return np.where(np.isfinite(typical).all(axis=1), distance, np.inf)
+    missing = ~np.isfinite(looks[:, 0])
+    typical = np.where(missing[:, None], 0.0, looks)[_TYPE_OF_SQUARE]
+    distance = np.sqrt(((scaled - typical) ** 2).sum(axis=1))
+    distance[missing[_TYPE_OF_SQUARE]] = np.inf
+    return distance
 
 
 def _plausible_tiles(occupied: np.ndarray) -> bool:
@@ -335,7 +336,13 @@ class OccupancyModel:
             stray = distance > np.maximum(2.0, 3 * 1.4826 * spread)
             # Candidate tile faces: looks common among the squares that stray from their
             # type's typical look, then the board's common looks (a type may be mostly covered).
-            candidates = _modes(scaled, close, stray, 4) + _modes(scaled, close, everything, 4)
+            candidates = _modes(scaled, close, stray, 3) + _modes(scaled, close, everything, 2)
+            # The same look found twice is tried once.
+            kept: list[np.ndarray] = []
+            for candidate in candidates:
+                if all(np.linalg.norm(candidate - other) >= _ALIKE for other in kept):
+                    kept.append(candidate)
+            candidates = kept
         for candidate in candidates:
             cost, occupied, margin = _explain(scaled, close, candidate, self.CAP)
             if _plausible_tiles(occupied) and cost < best_cost - self.CAP**2:
