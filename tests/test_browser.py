@@ -139,6 +139,17 @@ def test_scoreboards_follow_controls_and_camera_live(server, browser):
         wait_totals(page, [14 + 7, 13])  # HORNs: 4 + 1 + 1 + 1 + 0
     assert "blank" in square(phone, "I8").locator(".tile").get_attribute("class")
     phone.wait_for_selector("#questions[hidden]", state="attached", timeout=LIVE_TIMEOUT)
+    # Tapping the blank on the control page offers it for naming (correct as a blank).
+    square(control, "I8").click()
+    assert control.input_value("#correct-square") == "I8"
+    assert control.input_value("#correct-letter") == "S"
+    assert control.is_checked("#correct-blank")
+    control.fill("#correct-letter", "y")
+    control.click("#correct-form button[type=submit]")
+    phone.wait_for_function(
+        "() => document.querySelector('#board .sq[data-sq=\"I8\"]').textContent.startsWith('Y')",
+        timeout=LIVE_TIMEOUT)
+    wait_totals(phone, [21, 13])  # HORNy scores as HORNs did
 
     # 4. A phony played and challenged off from the control page; then undo of the withdrawal.
     control.fill("#play-position", "10G")
@@ -149,6 +160,8 @@ def test_scoreboards_follow_controls_and_camera_live(server, browser):
     control.wait_for_selector("#challenge-result .bad", timeout=LIVE_TIMEOUT)
     assert "QXZ" in control.inner_text("#challenge-result")
     wait_totals(phone, [21, 13])
+    assert "QXZ, FARMQ withdrawn" in phone.inner_text("#last-move")
+    assert "withdrawn" in phone.locator("#log li").first.inner_text()
     control.click("#undo-button")
     wait_totals(tablet, [21, 60])
 
@@ -187,7 +200,7 @@ def test_camera_preview_and_calibration_pages(server, browser, tmp_path):
          {"corners": [[50, 30], [350, 30], [350, 270], [50, 270]], "width": 400, "height": 300})
 
     page, errors = open_page(browser, f"{server}/games/{game_id}/camera", 800, 700)
-    page.wait_for_function("document.getElementById('frame').naturalWidth === 400",
+    page.wait_for_function("() => document.getElementById('frame').naturalWidth === 400",
                            timeout=LIVE_TIMEOUT)
     # The grid is drawn: a pixel on a grid line inside the board is the line colour.
     page.wait_for_function("""() => {
@@ -206,7 +219,7 @@ def test_camera_preview_and_calibration_pages(server, browser, tmp_path):
 
     calibrate, errors = open_page(browser, f"{server}/games/{game_id}/calibrate", 800, 900)
     calibrate.evaluate(f"localStorage.setItem('tilecam-pin-{game_id}', '{PIN}')")
-    calibrate.wait_for_function("document.getElementById('frame').naturalWidth === 400",
+    calibrate.wait_for_function("() => document.getElementById('frame').naturalWidth === 400",
                                 timeout=LIVE_TIMEOUT)
     box = calibrate.locator("#overlay").bounding_box()
     for fx, fy in ((0.1, 0.1), (0.9, 0.1), (0.9, 0.9), (0.1, 0.9)):
@@ -215,7 +228,8 @@ def test_camera_preview_and_calibration_pages(server, browser, tmp_path):
     calibrate.wait_for_selector("#message.ok", timeout=LIVE_TIMEOUT)
     calibrate.evaluate("document.getElementById('message').textContent = ''")
     calibrate.click("#capture-empty")
-    calibrate.wait_for_function("document.getElementById('message').textContent === 'Saved.'")
+    calibrate.wait_for_function(
+        "() => document.getElementById('message').textContent === 'Saved.'")
     saved = json.load(urllib.request.urlopen(f"{server}/api/games/{game_id}/calibration"))
     corners = saved["calibration"]["corners"]["data"]["corners"]
     assert [round(x / 40) for x, _ in corners] == [1, 9, 9, 1]  # 10% and 90% of 400 px

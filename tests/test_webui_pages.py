@@ -176,6 +176,13 @@ def test_dictionary_page_uses_the_games_word_list(client):
     game_id = client.post("/api/games", data=data, content_type="multipart/form-data").json["id"]
     html = client.get(f"/dictionary?game={game_id}&words=xyzzy").get_data(as_text=True)
     assert "mine.txt" in html and re.search(r'id="verdict">\s*All valid', html)
+    play(client, game_id, "8E", "HORN")
+    play(client, game_id, "G6", "FA.M")
+    html = client.get(f"/dictionary?game={game_id}").get_data(as_text=True)
+    link = re.search(r'id="check-last-play" href="([^"]+)">Check the last play: FARM<', html)
+    assert link
+    html = client.get(link.group(1).replace("&amp;", "&")).get_data(as_text=True)
+    assert re.search(r'id="verdict">\s*Not valid', html)  # FARM is not in mine.txt
 
 
 def test_static_files_are_served_locally(client):

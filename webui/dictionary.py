@@ -19,9 +19,14 @@ def dictionary() -> str:
     words = words_from_request()
     result = check_words(words, game_id) if words else None
     lexicon_name = None
-    if game_id and result is None and get_store().exists(game_id):
-        lexicon_name = get_store().live(game_id).lexicon_label
+    last_words: list[str] = []
+    if game_id and get_store().exists(game_id):
+        state = get_store().state(game_id)
+        lexicon_name = state["lexicon"]
+        if state["last_play"]:
+            last_words = state["last_play"]["play"]["words"]
     return render_template(
         "dictionary.html", result=result, query=" ".join(words), game_id=game_id,
         lexicon_name=lexicon_name or (result or {}).get("lexicon") or "ENABLE (bundled)",
+        last_words=last_words,
     )

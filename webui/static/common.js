@@ -161,11 +161,12 @@ function kindOf(event) { return String(event.kind).toLowerCase(); }
 /** One line of text for an event (what the log and the last-move banner say). */
 function describeEvent(event) {
   const kind = kindOf(event);
-  if (event.play) return event.play.seed;
   switch (kind) {
+    case "play": return event.play ? event.play.seed : "play";
     case "pass": return "passed";
     case "exchange": return "exchanged " + (event.tiles ?? event.count ?? "");
-    case "withdrawn": return "play withdrawn (challenged off)";
+    case "withdrawn":
+      return (event.play ? event.play.words.join(", ") + " " : "") + "withdrawn (challenged off)";
     case "challenge_bonus": return "challenge bonus";
     case "lost_turn": return "lost turn (challenge)";
     case "end_rack_points": return "went out: rack " + (event.tiles ?? "");
@@ -184,7 +185,7 @@ function renderLastMove(container, state) {
   if (!ev) { container.replaceChildren(el("span", { class: "muted", text: "No move yet" })); return; }
   const who = state.players[ev.player]?.name ?? "?";
   const parts = [el("span", { class: "who", text: who + ": " })];
-  if (ev.play) {
+  if (ev.play && kindOf(ev) === "play") {
     parts.push(el("span", { class: "words", text: ev.play.words.join(", ") }));
     parts.push(el("span", { class: "pos", text: " " + ev.play.position }));
     parts.push(el("span", { class: "pts", text: " " + signed(ev.score) }));
@@ -208,7 +209,8 @@ function renderLog(ol, state) {
     return el("li", { class: "ev " + kindOf(ev), value: ev.n + 1 }, [
       el("span", { class: "who", text: who }),
       el("span", { class: "what" }, [describeEvent(ev),
-        ev.play && ev.play.bingo ? el("span", { class: "bingo", text: "BINGO" }) : null]),
+        kindOf(ev) === "play" && ev.play && ev.play.bingo
+          ? el("span", { class: "bingo", text: "BINGO" }) : null]),
       el("span", { class: "pts", text: signed(ev.score) }),
       el("span", { class: "tot", text: String(ev.total) }),
     ]);

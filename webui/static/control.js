@@ -129,6 +129,13 @@
     const down = col + row;
     positionInput.value = positionInput.value.toUpperCase() === across ? down : across;
     document.getElementById("correct-square").value = name;
+    // A tile already there: offer it for correction; a blank ticks "it is a blank" so that
+    // naming the blank's letter is one step.
+    const tile = cell.querySelector(".tile");
+    if (tile) {
+      document.getElementById("correct-letter").value = tile.firstChild.textContent;
+      document.getElementById("correct-blank").checked = tile.classList.contains("blank");
+    }
     for (const c of document.querySelectorAll(".sq.picked")) c.classList.remove("picked");
     cell.classList.add("picked");
     document.getElementById("play-word").focus();
