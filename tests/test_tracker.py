@@ -1,0 +1,201 @@
+"""The move tracker on rendered frame sequences: hands, pauses, light, a bumped board, a
+withdrawal, and stills."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.occupancy import OccupancyModel
+from vision.rectify import rectify
+from vision.render import RenderConfig, _camera, hand_towards, render_flat, render_frame
+from vision.tracker import (
+    BoardRelocated,
+    MoveCommitted,
+    NoPlacement,
+    TilesAdded,
+    TilesRemoved,
+    Tracker,
+    TrackerConfig,
+    in_one_line,
+)
+
+SIZE = (640, 360)
+START = ["." * 15] * 7 + ["....HOUSE......"] + ["." * 15] * 7
+CALIBRATION = (
+    ["." * 15] * 2 + ["..ABCDEFGHIJK.."] + ["." * 15] * 3 + ["..LMNOPQRSTUV.."]
+    + ["." * 15] * 3 + ["..WXYZEAIONRT.."] + ["." * 15] * 4
+)
+
+
+class Scene:
+    """A fixed camera over a board; frames with a moving hand, still frames, drifting light."""
+
+    def __init__(self, rows: list[str], seed: int = 3) -> None:
+        self.seed = seed
+        self.config = replace(
+            RenderConfig.random(seed, max_tilt=12, size=SIZE), hand=False, motion_blur=0.0,
+            board_scale=0.9, board_offset=(0.0, 0.0), rotation=2.0, glare=0.0,
+        )
+        self.rows = [list(r) for r in rows]
+        self.t = 0.0
+        self.n = 0
+        self.light = 1.0
+        self.gradient = 0.0
+
+    def frame(self, hand: object = None, dt: float = 0.25) -> tuple[float, np.ndarray]:
+        config = replace(self.config, exposure=self.config.exposure * self.light,
+                         gradient_angle=self.config.gradient_angle + self.gradient)
+        flat = render_flat(["".join(r) for r in self.rows], seed=self.seed, config=config)
+        photo = render_frame(flat, config, seed=1000 + self.n, hand=hand)
+        self.n += 1
+        stamp, self.t = self.t, self.t + dt
+        return stamp, photo.image
+
+    def corners(self) -> np.ndarray:
+        flat = render_flat(["".join(r) for r in self.rows], seed=self.seed, config=self.config)
+        return render_frame(flat, self.config, seed=0, hand=None).corners
+
+    def still(self, seconds: float) -> list[tuple[float, np.ndarray]]:
+        return [self.frame() for _ in range(int(seconds / 0.25))]
+
+    def hand(self, square: tuple[int, int], holding: str | None, hold: int) -> list:
+        from vision.editions import edition
+
+        grid_h = _camera(self.config, edition("green")).plane(0.12 + self.config.tile_height)
+        r, c = square
+        target = cv2.perspectiveTransform(
+            np.array([[[c + 0.5, r + 0.5]]], np.float64), grid_h).reshape(2)
+        pose = hand_towards((float(target[0]), float(target[1])), self.config, grid_h,
+                            seed=self.n, holding=holding, edge=0)
+        a = math.radians(pose.angle)
+        way = np.array([math.cos(a), math.sin(a)]) * 1.3 * max(SIZE)
+        tip = np.array(pose.tip)
+        frames = []
+        for k in (3, 2, 1):
+            p = tip - way * (k / 3) ** 2
+            frames.append(self.frame(replace(pose, tip=(float(p[0]), float(p[1]))), 0.1))
+        frames += [self.frame(pose, 0.1) for _ in range(hold)]
+        if holding is not None:
+            self.rows[r][c] = holding
+        for k in (1, 2, 3):
+            p = tip - way * (k / 3) ** 2
+            frames.append(self.frame(replace(pose, tip=(float(p[0]), float(p[1])),
+                                             holding=None), 0.1))
+        return frames
+
+
+@pytest.fixture(scope="module")
+def occupancy() -> OccupancyModel:
+    scene = Scene(CALIBRATION)
+    _, image = scene.frame()
+    grid = rectify(image, scene.corners(), 16)
+    return OccupancyModel().fit([grid], [CALIBRATION])
+
+
+def run(tracker: Tracker, frames: list) -> list:
+    events = []
+    for stamp, image in frames:
+        events.extend(tracker.update(stamp, image))
+    return events
+
+
+def kinds(events: list) -> list[str]:
+    return [type(e).__name__ for e in events]
+
+
+def make_tracker(scene: Scene, occupancy: OccupancyModel, **config: float) -> Tracker:
+    return Tracker(corners=scene.corners(), occupancy=occupancy, known=START,
+                   config=TrackerConfig(**{"quiet_seconds": 3.0, **config}))
+
+
+def test_tiles_laid_one_by_one_with_pauses_are_one_move_and_a_hand_is_none(occupancy):
+    scene = Scene(START)
+    tracker = make_tracker(scene, occupancy)
+    frames = scene.still(1.0)
+    frames += scene.hand((7, 9), None, hold=12)  # a hand resting over the board: no move
+    frames += scene.still(1.5)
+    events = run(tracker, frames)
+    assert not [e for e in events if isinstance(e, (TilesAdded, TilesRemoved))], kinds(events)
+    frames = []
+    for col, letter in ((10, "S"), (11, "E"), (12, "D")):  # HOUSE -> HOUSESED? a line anyway
+        frames += scene.hand((8, col), letter, hold=3)
+        frames += scene.still(1.25)  # the board settles between tiles
+    frames += scene.still(3.5)
+    events = run(tracker, frames)
+    added = [e for e in events if isinstance(e, TilesAdded)]
+    committed = [e for e in events if isinstance(e, MoveCommitted)]
+    assert sum(len(e.squares) for e in added) == 3
+    assert len(committed) == 1, kinds(events)
+    assert committed[0].squares == ((8, 10), (8, 11), (8, 12))
+    assert committed[0].reason == "quiet"
+    # Taken back off the board: a withdrawal of exactly that move.
+    for col in (10, 11, 12):
+        scene.rows[8][col] = "."
+    events = run(tracker, scene.hand((8, 11), None, hold=3) + scene.still(2.0))
+    removed = [e for e in events if isinstance(e, TilesRemoved)]
+    assert len(removed) == 1 and removed[0].withdrawal, kinds(events)
+    assert removed[0].squares == ((8, 10), (8, 11), (8, 12))
+    assert not [e for e in events if isinstance(e, TilesAdded)]
+
+
+def test_light_drift_and_a_bumped_board_invent_nothing(occupancy):
+    scene = Scene(START, seed=5)
+    tracker = make_tracker(scene, occupancy)
+    frames = scene.still(1.0)
+    for _ in range(40):  # ten seconds of the light drifting: dimmer, gradient turning
+        scene.light -= 0.006
+        scene.gradient += 4.0
+        frames.append(scene.frame())
+    events = run(tracker, frames)
+    assert not [e for e in events if isinstance(e, (TilesAdded, TilesRemoved))], kinds(events)
+    x, y = scene.config.board_offset
+    scene.config = replace(scene.config, board_offset=(x + 0.05, y - 0.04),
+                           rotation=scene.config.rotation + 2.0)
+    events = run(tracker, scene.still(2.5))
+    assert [e for e in events if isinstance(e, BoardRelocated)], kinds(events)
+    assert not [e for e in events if isinstance(e, (TilesAdded, TilesRemoved))], kinds(events)
+    assert tracker.counters["relocated"] == 1
+    # Tracking goes on at the new place.
+    frames = scene.hand((6, 6), "A", hold=3) + scene.still(4.0)
+    events = run(tracker, frames)
+    committed = [e for e in events if isinstance(e, MoveCommitted)]
+    assert [e.squares for e in committed] == [((6, 6),)], kinds(events)
+
+
+def test_next_players_tiles_out_of_line_commit_the_provisional_move(occupancy):
+    scene = Scene(START, seed=7)
+    tracker = make_tracker(scene, occupancy, quiet_seconds=30.0)
+    frames = scene.still(1.0) + scene.hand((8, 5), "A", hold=2) + scene.still(1.25)
+    frames += scene.hand((6, 8), "B", hold=2) + scene.still(1.25)
+    events = run(tracker, frames)
+    committed = [e for e in events if isinstance(e, MoveCommitted)]
+    assert [e.squares for e in committed] == [((8, 5),)]
+    assert committed[0].reason == "next move began"
+    assert tracker.provisional_squares == ((6, 8),)
+    assert [e.squares for e in tracker.commit(99.0)] == [((6, 8),)]
+
+
+def test_stills_each_a_turn_and_a_repeat_is_no_placement(occupancy):
+    scene = Scene(START, seed=9)
+    tracker = Tracker(corners=scene.corners(), occupancy=occupancy, known=START, stills=True)
+    events = tracker.update(0, scene.frame()[1])
+    assert kinds(events) == ["NoPlacement"]  # the known board, nothing new
+    for col, letter in ((3, "M"), (4, "A")):
+        scene.rows[6][col] = letter
+    events = tracker.update(1, scene.frame()[1])
+    assert kinds(events) == ["TilesAdded", "MoveCommitted"]
+    assert events[-1].squares == ((6, 3), (6, 4))
+    events = tracker.update(2, scene.frame()[1])
+    assert [type(e) for e in events] == [NoPlacement]
+
+
+def test_upright_squares_follow_the_orientation():
+    tracker = Tracker(orientation=1, corners=[[0, 0], [150, 0], [150, 150], [0, 150]])
+    # One counter-clockwise turn brings view square (0, 14) to the upright (0, 0).
+    assert tracker.to_upright([(0, 14)]) == ((0, 0),)
+    assert in_one_line([(1, 2), (1, 9)]) and not in_one_line([(1, 2), (2, 3)])
