@@ -52,12 +52,17 @@ _TILE = len(KINDS)  # group number of tiles in the illumination fit
 FEATURES: tuple[str, ...] = ("chroma_red_green", "chroma_yellow_blue", "ink", "lightness")
 #: What a difference of one means for each feature, for distances in the uncalibrated model.
 _FEATURE_SCALE = np.array([0.04, 0.04, 0.12, 0.25])
+#: Pixels with every channel at least this bright carry no colour: glare (or clipping).
+_WASHED_LEVEL = 240
+#: Confidence given at most to a decision on a square washed out by glare.
+WASHED_CONFIDENCE = 0.55
 #: A Gaussian's covariance never gets narrower than this (per-feature standard deviation).
 _MIN_SPREAD = np.array([0.01, 0.01, 0.03, 0.06])
 
 
-def _features_invariant(rectified: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Chromaticity and ink share per square (15, 15, 3), and log grey of the background.
+def _features_invariant(rectified: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Chromaticity and ink share per square (15, 15, 3), log grey of the background, and
+    which squares are washed out by glare (a quarter of their pixels nearly white).
 
     Only the middle half of each square is used: tiles stand a little off their squares in
     photos taken at an angle, and grid lines stay out.
@@ -93,7 +98,8 @@ def _features_invariant(rectified: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         [(red - green) / total, (red + green - 2 * blue) / (2 * total), ink_share], axis=-1
     )
     log_grey = np.log(np.maximum(colour @ np.array([0.114, 0.587, 0.299], np.float32), 1.0))
-    return features.astype(np.float64), log_grey.astype(np.float64)
+    washed = (pixels.min(axis=-1) >= _WASHED_LEVEL).mean(axis=2) > 0.25
+    return features.astype(np.float64), log_grey.astype(np.float64), washed
 
 
 _ROWS, _COLS = np.mgrid[0:SIZE, 0:SIZE].astype(np.float64) / (SIZE - 1) - 0.5
@@ -102,25 +108,26 @@ _SHADING_TERMS = np.stack(
 ).reshape(-1, 5)
 
 
-def _lightness(log_grey: np.ndarray, occupied: np.ndarray) -> np.ndarray:
+def _lightness(log_grey: np.ndarray, occupied: np.ndarray, usable: np.ndarray) -> np.ndarray:
     """Log lightness with the illumination divided out.
 
     Fits ``log grey = shading(position) + level(surface)`` by least squares, surfaces being tiles
     and each premium type's empty squares, with one trimming pass against outliers, and returns
     ``log grey - shading`` (so the levels of the surfaces stay comparable across photos).
+    Only ``usable`` squares (not washed out by glare) enter the fit.
     """
     groups = np.where(occupied, _TILE, _KIND_INDEX).ravel()
     present = np.unique(groups)
     indicator = (groups[:, None] == present[None, :]).astype(np.float64)
     design = np.hstack([_SHADING_TERMS, indicator])
     target = log_grey.ravel()
-    keep = np.ones(len(target), bool)
+    keep = usable.ravel().copy()
     solution = np.zeros(design.shape[1])
     for _ in range(2):
         solution, *_ = np.linalg.lstsq(design[keep], target[keep], rcond=None)
         residual = target - design @ solution
         spread = 1.4826 * np.median(np.abs(residual[keep] - np.median(residual[keep])))
-        keep = np.abs(residual) <= max(3 * spread, 0.05)
+        keep = (np.abs(residual) <= max(3 * spread, 0.05)) & usable.ravel()
     shading = (_SHADING_TERMS @ solution[:5]).reshape(SIZE, SIZE)
     return log_grey - shading
 
@@ -205,29 +212,30 @@ def _capped_cost(distance: np.ndarray, cap: float) -> float:
 
 
 def _explain(
-    scaled: np.ndarray, close: np.ndarray, tile_look: np.ndarray, cap: float
+    scaled: np.ndarray, close: np.ndarray, tile_look: np.ndarray, cap: float, usable: np.ndarray
 ) -> tuple[float, np.ndarray, np.ndarray]:
     """Explain every square as a tile (one look for all) or as its premium type's empty look.
 
     Alternates assignment and means a few times from ``tile_look``; returns the capped squared
     cost, the tiles, and each square's margin (distance to the empty look minus to the tile).
+    Only ``usable`` squares shape the looks and count in the cost.
     """
     to_tile = np.linalg.norm(scaled - tile_look, axis=-1)
-    looks = _type_looks(scaled, close, to_tile > cap / 2)
+    looks = _type_looks(scaled, close, (to_tile > cap / 2) & usable)
     to_empty = _distance_to(scaled, looks)
     occupied = to_tile < to_empty
     for _ in range(3):
-        if not occupied.any():
+        if not (occupied & usable).any():
             break
-        tile_look = scaled[occupied].mean(axis=0)
+        tile_look = scaled[occupied & usable].mean(axis=0)
         to_tile = np.linalg.norm(scaled - tile_look, axis=-1)
-        empty = _TYPE_MEMBERS & ~occupied[None, :]
+        empty = _TYPE_MEMBERS & (~occupied & usable)[None, :]
         counts = empty.sum(axis=1, keepdims=True)
         looks = np.where(counts > 0, (empty.astype(np.float64) @ scaled) / np.maximum(counts, 1),
                          np.inf)
         to_empty = _distance_to(scaled, looks)
         occupied = to_tile < to_empty
-    cost = _capped_cost(np.minimum(to_tile, to_empty), cap)
+    cost = _capped_cost(np.minimum(to_tile, to_empty)[usable], cap)
     finite = np.isfinite(looks).all(axis=1)
     if finite.any() and np.linalg.norm(looks[finite] - tile_look, axis=-1).min() < cap / 2:
         cost = np.inf  # the tile face would be a shade of an empty square: not a tile look
@@ -278,20 +286,25 @@ class OccupancyModel:
     ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
         # First decide on the light-independent features, which is enough to fit the
         # illumination; then decide again with the lightness added.
-        invariant, log_grey = _features_invariant(rectified)
+        invariant, log_grey, washed = _features_invariant(rectified)
+        usable = ~washed
         if self.calibrated:
             occupied, _ = self._decide_calibrated(invariant)
         else:
-            occupied, _, tile_look = self._decide_uncalibrated(invariant)
-        lightness = _lightness(log_grey, occupied)
+            occupied, _, tile_look = self._decide_uncalibrated(invariant, usable)
+        lightness = _lightness(log_grey, occupied, usable)
         full = np.concatenate([invariant, lightness[..., None]], axis=-1)
         if self.calibrated:
-            return full, self._decide_calibrated(full)
-        if tile_look is not None:
-            # The tile face was found already: only its lightness is new.
-            tile_lightness = lightness[occupied].mean() / _FEATURE_SCALE[3]
-            tile_look = np.append(tile_look, tile_lightness)
-        return full, self._decide_uncalibrated(full, tile_look)[:2]
+            occupied, confidence = self._decide_calibrated(full)
+        else:
+            if tile_look is not None:
+                # The tile face was found already: only its lightness is new.
+                tile_lightness = lightness[occupied & usable].mean() / _FEATURE_SCALE[3]
+                tile_look = np.append(tile_look, tile_lightness)
+            occupied, confidence, _ = self._decide_uncalibrated(full, usable, tile_look)
+        # Glare leaves neither colour nor letter to go by: say so rather than guess boldly.
+        confidence = np.where(washed, np.minimum(confidence, WASHED_CONFIDENCE), confidence)
+        return full, (occupied, confidence)
 
     def _decide_calibrated(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         dims = features.shape[-1]
@@ -311,29 +324,31 @@ class OccupancyModel:
         return occupied, confidence
 
     def _decide_uncalibrated(
-        self, features: np.ndarray, tile_look: np.ndarray | None = None
+        self, features: np.ndarray, usable: np.ndarray, tile_look: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Tiles, confidence and the tile face's look (scaled; None if no tiles were seen).
 
-        With ``tile_look`` given, only that face is tried against "no tiles at all".
+        Only ``usable`` squares (not washed out) shape the looks; the others are given to the
+        nearer look.  With ``tile_look`` given, only that face is tried against "no tiles".
         """
         dims = features.shape[-1]
         scaled = (features / _FEATURE_SCALE[:dims]).reshape(-1, dims)
         close = _pairwise_close(scaled, _ALIKE)
-        everything = np.ones(len(scaled), bool)
+        everything = usable.ravel()
         # No tiles at all: every square is explained by its type's typical look.
         looks = _type_looks(scaled, close, everything)
         distance = _distance_to(scaled, looks)
-        best_cost = _capped_cost(distance, self.CAP)
+        best_cost = _capped_cost(distance[everything], self.CAP)
         best = np.zeros(len(scaled), bool), distance, None
         if tile_look is not None:
             candidates = [tile_look]
         else:
             # How far each type's own squares spread (light, print) around its look.
             spread = np.array(
-                [np.median(distance[members]) for members in _TYPE_MEMBERS]
+                [np.median(distance[members & everything]) if (members & everything).any()
+                 else 0.0 for members in _TYPE_MEMBERS]
             )[_TYPE_OF_SQUARE]
-            stray = distance > np.maximum(2.0, 3 * 1.4826 * spread)
+            stray = (distance > np.maximum(2.0, 3 * 1.4826 * spread)) & everything
             # Candidate tile faces: looks common among the squares that stray from their
             # type's typical look, then the board's common looks (a type may be mostly covered).
             candidates = _modes(scaled, close, stray, 3) + _modes(scaled, close, everything, 2)
@@ -344,10 +359,10 @@ class OccupancyModel:
                     kept.append(candidate)
             candidates = kept
         for candidate in candidates:
-            cost, occupied, margin = _explain(scaled, close, candidate, self.CAP)
-            if _plausible_tiles(occupied) and cost < best_cost - self.CAP**2:
+            cost, occupied, margin = _explain(scaled, close, candidate, self.CAP, everything)
+            if _plausible_tiles(occupied & everything) and cost < best_cost - self.CAP**2:
                 best_cost = cost
-                best = occupied, margin, scaled[occupied].mean(axis=0)
+                best = occupied, margin, scaled[occupied & everything].mean(axis=0)
         occupied, margin, face = best
         confidence = 1.0 / (1.0 + np.exp(-2.0 * np.abs(margin)))
         return occupied.reshape(SIZE, SIZE), confidence.reshape(SIZE, SIZE), face
@@ -368,17 +383,21 @@ class OccupancyModel:
             )
         samples: list[np.ndarray] = []
         labels: list[np.ndarray] = []
+        kinds_seen: list[np.ndarray] = []
         for number, (image, board) in enumerate(zip(rectified_images, boards, strict=True)):
             occupied = _parse_board(board, number)
-            invariant, log_grey = _features_invariant(image)
-            lightness = _lightness(log_grey, occupied)
-            samples.append(np.concatenate([invariant, lightness[..., None]], axis=-1))
-            labels.append(occupied)
+            invariant, log_grey, washed = _features_invariant(image)
+            lightness = _lightness(log_grey, occupied, ~washed)
+            features = np.concatenate([invariant, lightness[..., None]], axis=-1)
+            # Squares washed out by glare teach nothing about either look.
+            samples.append(features[~washed])
+            labels.append(occupied[~washed])
+            kinds_seen.append(_KIND_INDEX[~washed])
         if not samples:
             raise ValueError("fit needs at least one image")
-        features = np.stack(samples).reshape(-1, len(FEATURES))
-        occupied = np.stack(labels).ravel()
-        kinds = np.tile(_KIND_INDEX.ravel(), len(samples))
+        features = np.concatenate(samples).reshape(-1, len(FEATURES))
+        occupied = np.concatenate(labels)
+        kinds = np.concatenate(kinds_seen)
         self.empty = {}
         for index, kind in enumerate(KINDS):
             members = (~occupied) & (kinds == index)
