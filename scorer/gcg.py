@@ -742,13 +742,15 @@ class _Replayer:
                 )  # fmt: skip
             return event
         if kind == "pass":
-            pending = g.pending_challenge()
-            if g.over and pending is not None:
-                # After the play that ended the game: the turn lost to a failed challenge.
-                event = g.lose_turn(ev.player, note=ev.note)
-            elif ev.note is not None and ev.note.split("\n", 1)[0].strip() == LOST_TURN_MARK:
-                rest = ev.note.split("\n", 1)[1] if "\n" in ev.note else None
-                event = g.lose_turn(ev.player, note=rest)
+            note = ev.note
+            marked = note is not None and note.split("\n", 1)[0].strip() == LOST_TURN_MARK
+            if marked:
+                assert note is not None
+                note = note.split("\n", 1)[1] if "\n" in note else None
+            if marked or (g.over and g.pending_challenge() is not None):
+                # Marked, or right after the play that ended the game: a turn lost to a
+                # failed challenge.
+                event = g.lose_turn(ev.player, note=note)
             else:
                 event = g.pass_turn(rack, player=ev.player, note=ev.note)
             self.zero_score(ev)
@@ -784,7 +786,10 @@ class _Replayer:
         if kind == "end_penalty":
             return self.end_penalty(ev)
         if kind == "time":
-            return g.time_penalty(ev.player, score=ev.score, note=ev.note)
+            # GCG writes points, not minutes: a whole number of minutes at the rules' rate.
+            rate = g.rules.overtime_points_per_minute
+            minutes = -ev.score // rate if rate and ev.score < 0 and ev.score % rate == 0 else 0
+            return g.time_penalty(ev.player, minutes, score=ev.score, note=ev.note)
         if kind == "adjustment":
             return g.adjust(ev.player, ev.score, ev.note or "")
         raise AssertionError(f"unknown event kind {kind}")
