@@ -435,13 +435,13 @@ def test_end_of_a_real_game_is_computed_without_asking(client):
 
 
 def test_export_gcg(client):
-    pytest.importorskip("scorer.gcg", reason="scorer.gcg (GCG writer) is not there yet")
-    game_id = new_game(client)
+    game_id = new_game(client, title="Club final")
     post(client, game_id, "play", {"position": "8E", "word": "HORN"})
     response = client.get(f"/api/games/{game_id}/game.gcg")
     assert response.status_code == 200
     text = response.get_data(as_text=True)
-    assert "8E HORN" in text and "Ann" in text
+    assert "8E HORN" in text and "#player1 Ann Ann" in text
+    assert "#title Club final" in text and "#lexicon ENABLE" in text
     assert response.headers["Content-Disposition"].endswith(f'tilecam-{game_id}.gcg"')
     # The exported record imports back to the same game.
     post(client, game_id, "play", {"position": "G6", "word": "FA.M"})

@@ -354,17 +354,14 @@ def check_play(game_id: str) -> Response:
 @bp.get("/games/<game_id>/game.gcg")
 def export_gcg(game_id: str) -> Response:
     require_game(game_id)
-    try:
-        from scorer.gcg import write_gcg
-    except ImportError:
-        raise StoreError("not_available", "GCG export is not available in this version",
-                         501) from None
+    from scorer.gcg import Header, write_gcg
+
     store = get_store()
     with store._lock:
         live = store.live(game_id)
-        text = write_gcg(live.game)
-    if not isinstance(text, str):
-        text = str(text)
+        lexicon = None if live.settings.lexicon != "enable" else "ENABLE"
+        header = Header(title=live.settings.title or None, lexicon=lexicon)
+        text = write_gcg(live.game, header)
     response = Response(text, mimetype="text/plain")
     response.headers["Content-Disposition"] = f'attachment; filename="tilecam-{game_id}.gcg"'
     return response
