@@ -9,13 +9,19 @@ The grid lines are the one thing every edition shares, so the search uses only t
    quadrilateral become *cells*.
 3. From a seed cell and its nearest neighbours a lattice (a homography from integer square
    coordinates to the image) is grown outward, admitting cells that land on lattice sites and
-   refitting as it goes.  Clutter (carpet, the score track, tile racks) does not sit on the
-   lattice and is left out.
+   refitting as it goes (affine while small, projective once it spans a few squares).  Clutter
+   (carpet, the score track, tile racks) does not sit on the lattice and is left out.  The
+   lattice's axes are then turned onto the grid lines (a diagonal can pass for an axis).
 4. The lattice is refined against the lines themselves: the ridge peak is found near many points
    along each projected grid line and the homography is refitted to those peaks (a line-based
-   DLT), which makes it sub-pixel accurate and extends it under tiles.
-5. Which 16 consecutive lines in each direction are the grid is decided by line support: the
-   board's printed lines stop at the grid's edge.
+   DLT), which makes it sub-pixel accurate; it is extended line by line while the next line is
+   seen along its length (under tiles the gaps between them carry it).
+5. Which 16 consecutive lines in each direction are the grid is decided by line support and by
+   where empty squares were found: a board's edge can look like one more line, but no squares
+   lie beyond it.
+
+Boards small in a large photo (squares under 16 px at the first resolution) are searched again
+at twice the resolution.
 
 >>> import numpy as np
 >>> locate_board(np.zeros((120, 160, 3), np.uint8))
@@ -50,7 +56,7 @@ __all__ = [
     "rotate_corners",
 ]
 
-#: Long side of the reduced image the search runs on.
+#: Long side of the reduced image the search runs on first.
 WORK_LONG_SIDE = 1024
 #: Width of the hat filter; lines up to about half of it wide are picked out.
 _HAT_SIZE = 7
@@ -270,8 +276,6 @@ def _grow(cells: _Cells, seed: int, neighbours: np.ndarray) -> _Lattice | None:
         margin = max(2.0, 0.5 * float(np.max(high - low)))
         new_box = np.array([low[0] - margin, high[0] + margin, low[1] - margin, high[1] + margin])
         if not grew and np.all(new_box == box):
-            break
-        if not grew and margin > 3 * GRID_SIZE:
             break
         box = new_box
     return lattice
