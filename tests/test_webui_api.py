@@ -257,12 +257,21 @@ def test_questions_from_the_tracker(client):
     qid = response.json["question"]["qid"]
     listed = client.get(f"/api/games/{game_id}/questions?open=1").json["questions"]
     assert [(q["qid"], q["data"]["squares"]) for q in listed] == [(qid, ["A1", "C3"])]
-    bad = post(client, game_id, f"questions/{qid}/answer", {"answer": "maybe"}, status=400)
+    # Options are suggestions: the players may answer something else ...
+    post(client, game_id, f"questions/{qid}/answer", {"answer": "8D FIRNS"})
+    # ... unless the asker made them the only answers.
+    response = client.post(f"/api/games/{game_id}/questions", headers=HEADERS, json={
+        "kind": "no_placement", "options": ["pass", "exchange"], "strict": True,
+        "prompt": "Was that a pass or an exchange?",
+    })
+    strict = response.json["question"]["qid"]
+    bad = post(client, game_id, f"questions/{strict}/answer", {"answer": "maybe"}, status=400)
     assert bad["error"] == "bad_answer"
-    post(client, game_id, f"questions/{qid}/answer", {"answer": "dismiss"})
+    post(client, game_id, f"questions/{strict}/answer", {"answer": "pass"})
     assert client.get(f"/api/games/{game_id}/questions?open=1").json["questions"] == []
     everything = client.get(f"/api/games/{game_id}/questions").json["questions"]
-    assert everything[0]["answer"] == "dismiss"
+    assert [q["answer"] for q in everything] == ["8D FIRNS", "pass"]
+    assert everything[1]["data"]["prompt"] == "Was that a pass or an exchange?"
 
 
 def six_passes(client, game_id):

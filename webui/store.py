@@ -953,7 +953,10 @@ class GameStore:
         """Queue a question for a person (stored like a move).  ``kind`` e.g.
         ``"blank_letter"`` (``squares=[...]``, ``options=[...]``, optional ``placement`` =
         the new tiles with ``"?"`` on the blank squares: answering then plays them) or
-        ``"illegal_placement"``; ``data`` must be JSON-serialisable."""
+        ``"illegal_placement"``; ``data`` must be JSON-serialisable.  ``prompt=`` is shown as
+        the question's text; ``options`` are suggested answers, and the only ones accepted
+        when ``strict=True``.  The asker learns the answer from :meth:`questions` (use
+        :meth:`wait_for_change` to wait for it)."""
         result = self.apply(game_id, {"op": "question", "kind": kind, "options": list(options),
                                       "data": data})
         return self.question(game_id, result["question"]["qid"])
@@ -1229,7 +1232,9 @@ def normalise_op(op: Any, live: LiveGame) -> dict[str, Any]:
                     f"name {len(q.data['squares'])} letter(s), one per blank, got {answer!r}",
                 )
             answer = _letters(live, answer.upper(), "answer", allow_blank=False)
-        elif q.options and answer not in q.options:
+        elif q.options and q.data.get("strict") and answer not in q.options:
+            # Options are suggestions (the players may know better: "pass", "8D FIRNS"),
+            # unless the asker said only they make sense.
             raise StoreError("bad_answer", f"answer one of: {', '.join(q.options)}")
         out.update(qid=qid, answer=answer)
     else:

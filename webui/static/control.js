@@ -93,9 +93,9 @@
     }
     box.replaceChildren(...open.map((q) => {
       const squares = (q.data.squares || []).join(", ");
-      const title = q.kind === "blank_letter"
-        ? "Which letter is the blank on " + squares + "?"
-        : q.kind.replace(/_/g, " ") + (squares ? " at " + squares : "");
+      const title = q.data.prompt ? String(q.data.prompt)
+        : q.kind === "blank_letter" ? "Which letter is the blank on " + squares + "?"
+          : q.kind.replace(/_/g, " ") + (squares ? " at " + squares : "");
       const details = [];
       if (q.data.words && q.data.words.length) details.push("words: " + q.data.words.join(", "));
       if (q.data.message) details.push(String(q.data.message));
@@ -105,9 +105,8 @@
         if (reply) say("Answered: " + value, "ok");
       };
       const buttons = q.options.map((opt) => el("button", { type: "button", text: opt, onclick: () => answer(opt) }));
-      const freeForm = q.kind === "blank_letter" || !q.options.length
-        ? el("span", {}, [input, el("button", { type: "button", text: "Answer", onclick: () => input.value && answer(input.value) })])
-        : null;
+      const freeForm = q.data.strict && q.options.length ? null
+        : el("span", {}, [input, el("button", { type: "button", text: "Answer", onclick: () => input.value && answer(input.value) })]);
       return el("div", { class: "question", data: { qid: q.qid } }, [
         el("div", { class: "q-title", text: title }),
         details.length ? el("div", { class: "muted small", text: details.join(" \u00B7 ") }) : null,

@@ -21,9 +21,10 @@
     box.hidden = open.length === 0;
     box.replaceChildren(...open.map((q) => el("div", { class: "question" }, [
       el("b", { text: "Question: " }),
-      q.kind === "blank_letter"
-        ? "which letter is the blank on " + (q.data.squares || []).join(", ") + "?"
-        : q.kind.replace(/_/g, " ") + (q.data.squares ? " at " + q.data.squares.join(", ") : ""),
+      q.data.prompt ? String(q.data.prompt)
+        : q.kind === "blank_letter"
+          ? "which letter is the blank on " + (q.data.squares || []).join(", ") + "?"
+          : q.kind.replace(/_/g, " ") + (q.data.squares ? " at " + q.data.squares.join(", ") : ""),
       " (answer on the controls page)",
     ])));
   }
