@@ -485,3 +485,14 @@ def test_any_action_either_applies_and_undoes_exactly_or_changes_nothing(actions
         # ... and doing it again gives the same state (every call is deterministic).
         act(game, action)
         assert snapshot(game) == after
+
+
+def test_nine_tile_racks_bingo_for_seven_eight_or_nine_tiles():
+    game = Game(["A", "B"], rules=Rules(rack_size=9))
+    assert game.rack_counts == [9, 9]
+    eight = game.play("8A", "STEARINE")
+    # A8 triple word, H8 double word, D8 double letter under the first E.
+    assert eight.play.bingo and eight.score == (8 + 1) * 3 * 2 + 50
+    seven_tile_game = Game(["A", "B"])
+    refused(seven_tile_game, lambda: seven_tile_game.play("8A", "STEARINE"), "too_many_tiles")
+    assert Game(["A", "B"], rules=Rules(rack_size=9)).play("8B", "RETAINS").play.bingo

@@ -428,3 +428,16 @@ def test_write_then_read_gives_the_same_game(actions):
     assert again.ok
     assert event_view(again.game) == event_view(game)
     assert again.to_gcg() == text
+
+
+def test_seed_sheet_notation_reads_into_a_play():
+    from scorer.notation import parse_seed, seed_notation
+
+    game = Game(["Ada", "Ben"])
+    for text in ("HORN 8F 14", "FA(R)M H6 9", "PASTE 10F 25", "(M)OB 9H 16", "BIT 11E 16"):
+        seed = parse_seed(text)
+        event = game.play(seed.position, seed.word)
+        assert (seed_notation(event), event.score) == (text, seed.score)
+    for bad in ("HORN", "HO(RN 8F", "(HORN) 8F", "H0RN 8F", "HORN 8Z 1"):
+        with pytest.raises(ValueError):
+            parse_seed(bad)
