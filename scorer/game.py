@@ -6,15 +6,15 @@ each.  Every method either appends one event (or, for :meth:`Game.end_game`, sev
 and returns to the snapshot before it.  Snapshots share whatever an event did not change (the
 board is copied only by plays and withdrawals), so a long game stays cheap.
 
-The rule sheet's worked example:
+The rule sheet's worked example starts with HORN (R on the centre star), then FARM:
 
 >>> game = Game(["Ann", "Ben"])
->>> game.play("8E", "HORN").score
+>>> game.play("8F", "HORN").score
 14
->>> game.play("G6", "FA.M").play.seed_notation
-'FA(R)M G6 13'
+>>> game.play("H6", "FA.M").play.seed_notation
+'FA(R)M H6 9'
 >>> game.scores, game.turn, game.bag_count()
-([14, 13], 0, 79)
+([14, 9], 0, 79)
 >>> game.undo().kind is EventKind.PLAY
 True
 >>> game.scores, game.turn
@@ -165,7 +165,13 @@ TURN_KINDS = frozenset({EventKind.PLAY, EventKind.EXCHANGE, EventKind.PASS, Even
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """One entry of the game log."""
+    """One entry of the game log.
+
+    ``score`` is the signed change this event made to ``player``'s total, ``total`` the total
+    after it; ``rack`` the rack before the event when known (``?`` = blank); ``play`` the scored
+    play (for PLAY, and the play taken back for WITHDRAWN); ``tiles`` the exchanged tiles, the
+    tiles taken back, or the rack settled at the end of the game.
+    """
 
     kind: EventKind
     player: int
@@ -299,13 +305,28 @@ def rack_form(tile: str) -> str:
     return BLANK if tile.islower() else tile
 
 
-def join_tiles(tiles: Iterable[str]) -> str:
-    """Write tiles as one string; a multi-letter tile is bracketed so it reads back as one.
+def join_tiles(tiles: Iterable[str], tileset: TileSet | None = None) -> str:
+    """Write tiles as one string that splits back into the same tiles: a multi-letter tile is
+    bracketed, and so is a one-letter tile that would otherwise merge with the next letters
+    into one of ``tileset``'s multi-letter tiles.
 
-    >>> join_tiles(["C", "H", "A"]), join_tiles(["CH", "A"])
-    ('CHA', '[CH]A')
+    >>> es = TileSet.named("es")
+    >>> join_tiles(["CH", "A"]), join_tiles(["C", "H", "A"]), join_tiles(["C", "H", "A"], es)
+    ('[CH]A', 'CHA', '[C]HA')
+    >>> es.split(join_tiles(["C", "H", "A"], es))
+    ('C', 'H', 'A')
     """
-    return "".join(t if len(t) == 1 else f"[{t}]" for t in tiles)
+    tiles = list(tiles)
+    multi = [t for t in tileset.counts if len(t) > 1] if tileset is not None else []
+    out: list[str] = []
+    for i, t in enumerate(tiles):
+        if len(t) > 1:
+            out.append(f"[{t}]")
+        elif multi and any("".join(tiles[i:]).upper().startswith(m) for m in multi):
+            out.append(f"[{t}]")
+        else:
+            out.append(t)
+    return "".join(out)
 
 
 class Game:
@@ -408,7 +429,7 @@ class Game:
     def known_rack(self, player: int) -> str | None:
         """The tiles known to be on ``player``'s rack (from the last rack given), or None."""
         rack = self._state.known_racks[self._player_index(player)]
-        return None if rack is None else join_tiles(rack)
+        return None if rack is None else self._join(rack)
 
     def unseen(self, player: int | None = None) -> Counter[str]:
         """Tiles not on the board and not on ``player``'s known rack: the bag plus other racks.
@@ -465,6 +486,9 @@ class Game:
 
     # ------------------------------------------------------------------ helpers
 
+    def _join(self, tiles: Iterable[str]) -> str:
+        return join_tiles(tiles, self.tileset)
+
     def _player_index(self, player: int) -> int:
         if not isinstance(player, int) or not 0 <= player < len(self.players):
             raise GameError("no_such_player", f"no player {player!r} (0..{len(self.players) - 1})")
@@ -490,7 +514,7 @@ class Game:
             if t != BLANK and (t not in counts or t != t.upper()):
                 raise GameError(
                     "rack_malformed",
-                    f"{what} {join_tiles(tiles)!r}: {t!r} is not a tile of the "
+                    f"{what} {self._join(tiles)!r}: {t!r} is not a tile of the "
                     f"{self.tileset.name} set",
                 )
         return tiles
@@ -642,7 +666,7 @@ class Game:
             if missing and check_rack:
                 raise GameError(
                     "tiles_not_in_rack",
-                    f"{what} needs {join_tiles(missing)}, not on the rack {join_tiles(rack)}",
+                    f"{what} needs {self._join(missing)}, not on the rack {self._join(rack)}",
                 )
             if not missing:
                 leave = _without(rack, placed)
@@ -673,7 +697,7 @@ class Game:
         self._check_end(new)
         event = Event(
             EventKind.PLAY, p, scored.score, total,
-            rack=None if rack is None else join_tiles(rack), play=scored, note=note,
+            rack=None if rack is None else self._join(rack), play=scored, note=note,
         )  # fmt: skip
         return self._push(event, new)
 
@@ -711,14 +735,14 @@ class Game:
             )
         kept: tuple[str, ...] | None = None
         if given is not None:
-            self._check_available(given, "tiles_not_in_bag", f"exchange of {join_tiles(given)}")
+            self._check_available(given, "tiles_not_in_bag", f"exchange of {self._join(given)}")
             if rack_tiles is not None:
                 missing = missing_tiles(given, rack_tiles)
                 if missing and check_rack:
                     raise GameError(
                         "tiles_not_in_rack",
-                        f"exchange of {join_tiles(given)}: rack {join_tiles(rack_tiles)} does not "
-                        f"hold {join_tiles(missing)}",
+                        f"exchange of {self._join(given)}: rack {self._join(rack_tiles)} does not "
+                        f"hold {self._join(missing)}",
                     )
                 if not missing:
                     kept = _without(rack_tiles, given)
@@ -731,8 +755,8 @@ class Game:
         self._check_end(new)
         event = Event(
             EventKind.EXCHANGE, p, 0, s.scores[p],
-            rack=None if rack_tiles is None else join_tiles(rack_tiles),
-            tiles=None if given is None else join_tiles(given),
+            rack=None if rack_tiles is None else self._join(rack_tiles),
+            tiles=None if given is None else self._join(given),
             count=n, note=note,
         )  # fmt: skip
         return self._push(event, new)
@@ -753,7 +777,7 @@ class Game:
         self._check_end(new)
         event = Event(
             EventKind.PASS, p, 0, s.scores[p],
-            rack=None if rack_tiles is None else join_tiles(rack_tiles), note=note,
+            rack=None if rack_tiles is None else self._join(rack_tiles), note=note,
         )  # fmt: skip
         return self._push(event, new)
 
@@ -822,7 +846,7 @@ class Game:
         new.last_play = before.last_play
         self._check_end(new)
         assert play_event.play is not None
-        placed = join_tiles(t for _, t in play_event.play.placement.tiles)
+        placed = self._join(t for _, t in play_event.play.placement.tiles)
         event = Event(
             EventKind.WITHDRAWN, p, -play_event.score, total,
             rack=play_event.rack, play=play_event.play, tiles=placed, note=note,
@@ -910,7 +934,7 @@ class Game:
             if Counter(given) != remaining:
                 raise GameError(
                     "end_rack_mismatch",
-                    f"the other racks hold {join_tiles(sorted(others))}, not {tiles}",
+                    f"the other racks hold {self._join(sorted(others))}, not {tiles}",
                 )
             others = given
         value = self.tileset.rack_value(list(others))
@@ -924,7 +948,7 @@ class Game:
         new.challengeable = None
         new.withdrawable = False
         event = Event(
-            EventKind.END_RACK_POINTS, p, score, total, tiles=join_tiles(others), note=note
+            EventKind.END_RACK_POINTS, p, score, total, tiles=self._join(others), note=note
         )
         return self._push(event, new)
 
@@ -966,7 +990,7 @@ class Game:
         new.withdrawable = False
         event = Event(
             EventKind.END_RACK_PENALTY, p, score, total,
-            rack=join_tiles(rack), tiles=join_tiles(rack), note=note,
+            rack=self._join(rack), tiles=self._join(rack), note=note,
         )  # fmt: skip
         return self._push(event, new)
 
@@ -1000,7 +1024,7 @@ class Game:
         settled = [t for e in self._events if e.kind is EventKind.END_RACK_PENALTY
                    for t in split_tiles(self.tileset, e.tiles or "")]  # fmt: skip
         try:
-            return join_tiles(self._derived_rack(p, settled))
+            return self._join(self._derived_rack(p, settled))
         except GameError:
             return None
 
@@ -1062,13 +1086,13 @@ class Game:
         elif +left:
             raise GameError(
                 "end_rack_mismatch",
-                f"tiles unaccounted for: {join_tiles(sorted((+left).elements()))}",
+                f"tiles unaccounted for: {self._join(sorted((+left).elements()))}",
             )
         all_tiles = [t for q in others for t in racks[q]]
-        self.end_rack_points(p, join_tiles(all_tiles))
+        self.end_rack_points(p, self._join(all_tiles))
         for q in others:
             if racks[q]:
-                self.end_rack_penalty(q, join_tiles(racks[q]))
+                self.end_rack_penalty(q, self._join(racks[q]))
 
     def time_penalty(
         self,

@@ -174,7 +174,9 @@ class GCGRecord:
             description=self.description,
             game_id=self.game_id,
             lexicon=self.lexicon,
-            last_racks={i: join_tiles(r) for i, (r, _) in sorted(self.last_racks.items())},
+            last_racks={
+                i: join_tiles(r, self.tileset) for i, (r, _) in sorted(self.last_racks.items())
+            },
         )
 
 
@@ -659,6 +661,9 @@ class _Replayer:
         self.drift: list[list[int]] = [[0] for _ in record.players]
         self.recorded_play_score: int | None = None
 
+    def join(self, tiles: Sequence[str]) -> str:
+        return join_tiles(tiles, self.ts)
+
     def report(
         self, ev: GCGEvent, code: str, recorded: int | str, computed: int | str, message: str
     ) -> None:
@@ -688,7 +693,7 @@ class _Replayer:
     def apply(self, ev: GCGEvent) -> Event:
         """Apply one line to the game (which keeps the rules' scores); report what disagrees."""
         g = self.game
-        rack = None if ev.rack is None else join_tiles(ev.rack)
+        rack = None if ev.rack is None else self.join(ev.rack)
         kind = ev.kind
         if kind == "play":
             assert ev.position is not None and ev.word is not None
@@ -702,8 +707,8 @@ class _Replayer:
                 missing = missing_tiles(placed, ev.rack)
                 if missing:
                     self.report(
-                        ev, "played_tile_not_in_rack", rack or "", join_tiles(placed),
-                        f"{ev.text} places {join_tiles(missing)}, not on the rack {rack}",
+                        ev, "played_tile_not_in_rack", rack or "", self.join(placed),
+                        f"{ev.text} places {self.join(missing)}, not on the rack {rack}",
                     )  # fmt: skip
             if ev.score != event.score:
                 self.report(
@@ -756,15 +761,15 @@ class _Replayer:
             self.zero_score(ev)
             return event
         if kind == "exchange":
-            what: str | int = join_tiles(ev.tiles) if ev.tiles is not None else (ev.count or 0)
+            what: str | int = self.join(ev.tiles) if ev.tiles is not None else (ev.count or 0)
             event = g.exchange(what, rack, player=ev.player, note=ev.note, check_rack=False)
             if ev.tiles is not None and ev.rack is not None:
                 missing = missing_tiles(ev.tiles, ev.rack)
                 if missing:
                     self.report(
-                        ev, "exchange_not_in_rack", rack or "", join_tiles(ev.tiles),
+                        ev, "exchange_not_in_rack", rack or "", self.join(ev.tiles),
                         f"exchange {ev.text} but the rack {rack} does not hold "
-                        f"{join_tiles(missing)}",
+                        f"{self.join(missing)}",
                     )  # fmt: skip
             self.zero_score(ev)
             return event
@@ -806,9 +811,9 @@ class _Replayer:
         value = self.ts.rack_value(list(left.elements()))
         if g.end_reason is EndReason.OUT and ev.tiles is not None and Counter(ev.tiles) != left:
             self.report(
-                ev, "end_rack_tiles_mismatch", join_tiles(ev.tiles),
-                join_tiles(sorted(left.elements())),
-                f"{ev.text}: the tiles left are {join_tiles(sorted(left.elements()))}",
+                ev, "end_rack_tiles_mismatch", self.join(ev.tiles),
+                self.join(sorted(left.elements())),
+                f"{ev.text}: the tiles left are {self.join(sorted(left.elements()))}",
             )  # fmt: skip
         # Modern records write 2x the opponent's rack; older ones +1x here and -1x for the
         # opponent on the next line.  Either is consistent.
@@ -830,8 +835,8 @@ class _Replayer:
         stated = ev.tiles if ev.tiles is not None else ev.rack or ()
         if ev.rack is not None and ev.tiles is not None and Counter(ev.rack) != Counter(ev.tiles):
             self.report(
-                ev, "played_letters_not_in_rack", join_tiles(ev.rack), join_tiles(ev.tiles),
-                f"rack {join_tiles(ev.rack)} but {ev.text} in parentheses",
+                ev, "played_letters_not_in_rack", self.join(ev.rack), self.join(ev.tiles),
+                f"rack {self.join(ev.rack)} but {ev.text} in parentheses",
             )  # fmt: skip
         derived = g.derived_rack(ev.player)
         tiles = stated
@@ -839,12 +844,12 @@ class _Replayer:
             truth = split_tiles(self.ts, derived)
             if Counter(truth) != Counter(stated):
                 self.report(
-                    ev, "end_rack_tiles_mismatch", join_tiles(stated), derived,
+                    ev, "end_rack_tiles_mismatch", self.join(stated), derived,
                     f"{ev.text}: the tiles left are {derived}",
                 )  # fmt: skip
             tiles = truth
         computed = -self.ts.rack_value(list(tiles))
-        event = g.end_rack_penalty(ev.player, join_tiles(tiles), computed, note=ev.note)
+        event = g.end_rack_penalty(ev.player, self.join(tiles), computed, note=ev.note)
         if ev.score != computed:
             self.report(
                 ev, "end_rack_penalty_incorrect", ev.score, computed,
@@ -858,9 +863,9 @@ class _Replayer:
         as a mismatch (one of them is wrong, the record does not say which)."""
         taken: list[str] = []
         for index, (rack, line) in sorted(self.record.last_racks.items()):
-            text = f"#rack{index + 1} {join_tiles(rack)}"
+            text = f"#rack{index + 1} {self.join(rack)}"
             try:
-                self.game.set_rack(index, join_tiles(rack))
+                self.game.set_rack(index, self.join(rack))
             except GameError as exc:
                 raise GCGError(_GCG_CODES.get(exc.code, exc.code), line, exc.message) from None
             try:
@@ -868,8 +873,8 @@ class _Replayer:
             except GameError as exc:
                 nick = self.nicks[index]
                 self.mismatches.append(Mismatch(
-                    line, "last_racks_not_in_bag", join_tiles(rack),
-                    join_tiles(sorted(self.game.unseen() - Counter(taken))),
+                    line, "last_racks_not_in_bag", self.join(rack),
+                    self.join(sorted(self.game.unseen() - Counter(taken))),
                     text, nick, f"{nick}: {exc.message} (with the racks before it)",
                 ))  # fmt: skip
             taken.extend(rack)
@@ -947,13 +952,13 @@ def write_gcg(game: Game, header: Header | None = None, *, lettered_rows: bool =
     if lettered_rows:
         out.append("#orientation lettered-rows")
     for event in game.events:
-        out.extend(_event_lines(event, nicks[event.player], lettered_rows))
+        out.extend(_event_lines(event, nicks[event.player], lettered_rows, game.tileset))
     for index, rack in sorted(header.last_racks.items()):
         out.append(f"#rack{index + 1} {rack}")
     return "\n".join(out) + "\n"
 
 
-def _event_lines(e: Event, nick: str, lettered_rows: bool) -> list[str]:
+def _event_lines(e: Event, nick: str, lettered_rows: bool, tileset: TileSet) -> list[str]:
     rack = f"{e.rack} " if e.rack else ""
     note = e.note
     kind = e.kind
@@ -963,10 +968,16 @@ def _event_lines(e: Event, nick: str, lettered_rows: bool) -> list[str]:
         start, direction = main.start, main.direction
         if lettered_rows:
             start, direction = start.transposed(), direction.other
-        word = "".join(
-            (t if len(t) == 1 else f"[{t}]") if new else "."
-            for t, new in zip(main.tiles, main.new, strict=True)
-        )  # multi-letter tiles bracketed so the word splits back the same way
+        # Runs of new tiles joined so that they split back the same way (multi-letter tiles).
+        word = ""
+        run: list[str] = []
+        for t, new in zip(main.tiles, main.new, strict=True):
+            if new:
+                run.append(t)
+                continue
+            word += join_tiles(run, tileset) + "."
+            run = []
+        word += join_tiles(run, tileset)
         body = f"{rack}{position_name(start, direction)} {word}"
     elif kind is EventKind.WITHDRAWN:
         body = f"{rack}--"

@@ -349,9 +349,12 @@ def test_every_event_kind_round_trips():
 
 def test_multi_letter_tiles_round_trip():
     game = Game(["A", "B"], "es")
-    game.play("8G", "[CH]E")
+    game.play("8G", "[CH]E", rack="[CH]E[C]HAOS")
     game.play("H6", "a[LL].")
+    game.play("9E", "[C]HAS")  # a C and an H that are not the CH tile
+    game.pass_turn(rack="[C]H[RR]")
     text = write_gcg(game)
+    assert ">A: [CH]E[C]HAOS 8G [CH]E " in text and " 9E [C]HAS " in text
     again = replay(read_gcg(text))
     assert again.record.tileset.code == "es" and event_view(again.game) == event_view(game)
 
