@@ -36,7 +36,14 @@ from enum import StrEnum
 from typing import Any
 
 from scorer.board import Board
-from scorer.rules import IllegalPlay, Placement, ScoredPlay, score_play, split_tiles
+from scorer.rules import (
+    IllegalPlay,
+    Placement,
+    ScoredPlay,
+    multi_letter_tiles,
+    score_play,
+    split_tiles,
+)
 from scorer.squares import Square
 from scorer.tiles import BLANK, TileError, TileSet
 
@@ -317,7 +324,7 @@ def join_tiles(tiles: Iterable[str], tileset: TileSet | None = None) -> str:
     ('C', 'H', 'A')
     """
     tiles = list(tiles)
-    multi = [t for t in tileset.counts if len(t) > 1] if tileset is not None else []
+    multi = multi_letter_tiles(tileset) if tileset is not None else ()
     out: list[str] = []
     for i, t in enumerate(tiles):
         if len(t) > 1:

@@ -47,20 +47,25 @@ _WORD_MULT_FLAT = [m for row in _WORD_MULT for m in row]
 
 # Per tile set (by identity): whether any tile is several letters, and a value table that also
 # holds the lower-case (blank) forms at 0.  Scoring a play looks values up many times.
-_TILESET_TABLES: dict[int, tuple[TileSet, bool, dict[str, int]]] = {}
+_TILESET_TABLES: dict[int, tuple[TileSet, tuple[str, ...], dict[str, int]]] = {}
 
 
-def _tables(tileset: TileSet) -> tuple[bool, dict[str, int]]:
+def _tables(tileset: TileSet) -> tuple[tuple[str, ...], dict[str, int]]:
     entry = _TILESET_TABLES.get(id(tileset))
     if entry is None or entry[0] is not tileset:
         values = {"?": 0}
         for tile, value in tileset.values.items():
             values[tile] = value
             values[tile.lower()] = 0
-        multi = any(len(t) > 1 for t in tileset.counts)
+        multi = tuple(t for t in tileset.counts if len(t) > 1)
         entry = (tileset, multi, values)
         _TILESET_TABLES[id(tileset)] = entry
     return entry[1], entry[2]
+
+
+def multi_letter_tiles(tileset: TileSet) -> tuple[str, ...]:
+    """The tiles of the set written with several letters (``CH``, ``L·L``); often none."""
+    return _tables(tileset)[0]
 
 
 def split_tiles(tileset: TileSet, text: str) -> tuple[str, ...]:
