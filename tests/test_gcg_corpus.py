@@ -147,6 +147,15 @@ def test_issues_record_reports_exactly_the_known_discrepancy(row):
         with pytest.raises(GCGError) as info:
             load(row)
         assert (info.value.code, info.value.line) == ("duplicate_nicknames", 2)
+        # Name the second player differently on its line and on every other event line: then
+        # every score and running total is right, so the nickname is the record's only fault.
+        lines = path.read_text(encoding="utf-8").splitlines()
+        events = [i for i, line in enumerate(lines) if line.startswith(">")]
+        lines[1] = lines[1].replace("NoName", "NoName2", 1)
+        for i in events[1::2]:
+            lines[i] = lines[i].replace(">NoName:", ">NoName2:", 1)
+        fixed = replay(read_gcg("\n".join(lines) + "\n"))
+        assert fixed.ok and plays(fixed) == int(row["plays"])
         return
     result = load(row)
     scores = {(line, rec, comp) for line, _, rec, comp in findings(result, SCORE_CODES)}
