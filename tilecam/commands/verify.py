@@ -82,10 +82,13 @@ def format_text(result: dict[str, Any]) -> str:
         count = len(result["mismatches"])
         lines.append(f"{name}: {count} discrepanc{'y' if count == 1 else 'ies'}")
     for m in result["mismatches"]:
-        lines.append(
-            f"  line {m['line']}: {m['player']} {m['text']}: recorded {m['recorded']}, "
-            f"computed {m['computed']} [{m['code']}]"
-        )
+        if isinstance(m["recorded"], int):  # a score or a running total
+            lines.append(
+                f"  line {m['line']}: {m['player']} {m['text']}: recorded {m['recorded']}, "
+                f"computed {m['computed']} [{m['code']}]"
+            )
+        else:  # a rack the record states that contradicts its moves
+            lines.append(f"  line {m['line']}: {m['message']} [{m['code']}]")
     if result["mismatches"] and not result["errors"]:
         lines.append(
             f"  final by the rules: {_scores(result['final_scores'])}"
