@@ -1,4 +1,4 @@
-"""``tilecam verify`` (and the interim ``tilecam demo``) from the command line."""
+"""``tilecam verify`` and ``tilecam demo`` from the command line."""
 
 from __future__ import annotations
 
