@@ -41,7 +41,10 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from collections import Counter  # noqa: E402
+
 from calibration.profile import Profile  # noqa: E402
+from scorer.board import Board  # noqa: E402
 from scorer.game import EventKind, Game  # noqa: E402
 from scorer.squares import Square  # noqa: E402
 from tilecam.pipeline import Pipeline, RecordAnswers  # noqa: E402
@@ -105,7 +108,8 @@ def game_script(seed: int, words: object, phony: bool = True) -> list[Step]:
         if turn.play is not None:
             tiles = dict(turn.play.placement.tiles)
             if index == phony_at:
-                steps.append(Step("phony", _phony(tiles)))
+                before = generated.turns[index - 1].board if index else None
+                steps.append(Step("phony", _phony(tiles, before, words)))
                 steps.append(Step("withdraw"))
             steps.append(Step("play", tiles))
         elif turn.kind == "exchange":
@@ -115,12 +119,25 @@ def game_script(seed: int, words: object, phony: bool = True) -> list[Step]:
     return steps
 
 
-def _phony(tiles: dict[Square, str]) -> dict[Square, str]:
-    """The same squares with one letter changed so that the word is no word."""
-    squares = sorted(tiles)
-    first = squares[0]
-    swapped = "Q" if tiles[first].upper() != "Q" else "J"
-    return {sq: (swapped if sq == first else t) for sq, t in tiles.items()}
+def _phony(tiles: dict[Square, str], board: object, words: object) -> dict[Square, str]:
+    """The same squares with one letter changed so that the main word is no word, using a
+    letter still left among the tiles."""
+    from scorer.rules import Placement, score_play
+    from scorer.tiles import TileSet
+
+    tileset = TileSet.named("en")
+    on_board = Counter(t.upper() for t in (board.occupied().values() if board else ())
+                       if t.isupper())  # type: ignore[attr-defined]
+    on_board.update(t for t in tiles.values() if t.isupper())
+    first = sorted(tiles)[0]
+    for letter in "QZXJKVWYFHB":
+        if letter == tiles[first] or on_board[letter] + 1 > tileset.counts[letter]:
+            continue
+        candidate = {sq: (letter if sq == first else t) for sq, t in tiles.items()}
+        play = score_play(board or Board(), Placement.of(candidate), tileset)
+        if not all(w.text in words for w in play.words):  # type: ignore[operator]
+            return candidate
+    raise ValueError("no phony letter available")
 
 
 def expected_game(steps: list[Step]) -> Game:
@@ -288,8 +305,20 @@ def run_rendered(seed: int, words: object, size: tuple[int, int], lexicon: objec
     expected = expected_game(steps)
     config = camera_config(seed, size)
     profile = calibrated_profile(seed, config)
+    truth = [dict(e.play.placement.tiles) if e.play is not None else None
+             for e in expected.events if e.kind is not EventKind.WITHDRAWN]
+
+    def players_answer(question: object) -> str | None:
+        # The players know their tiles: the script answers a blank's or a letter's question
+        # about the turn being settled (the next one the game has not got yet).
+        square = question.square  # type: ignore[attr-defined]
+        done = [e for e in pipeline.game.events if e.kind is not EventKind.WITHDRAWN]
+        tiles = truth[len(done)] if len(done) < len(truth) else None
+        return tiles.get(square) if tiles and square in tiles else None
+
     pipeline = Pipeline(["one", "two"], profile=profile, tileset="en", lexicon=lexicon,
-                        tracker_config=TrackerConfig(quiet_seconds=QUIET))
+                        tracker_config=TrackerConfig(quiet_seconds=QUIET),
+                        answers=players_answer)
     video = Video(seed, config)
 
     def on_step(step: Step) -> None:

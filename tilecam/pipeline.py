@@ -53,6 +53,8 @@ log = logging.getLogger(__name__)
 
 #: A letter read with less confidence than this is checked against the dictionary or asked.
 UNSURE = 0.6
+#: Classifier confidence above which Tesseract is not asked (as in :mod:`vision.read`).
+ACCEPT = 0.7
 #: Glyph height, relative to the typical letter's, above which a letter carries an umlaut's
 #: marks (see :func:`vision.read.marks_above`).
 MARKED_HEIGHT = 1.15
@@ -142,6 +144,9 @@ class _Read:
     guesses: dict[Square, tuple[str, float, float]]  # letter, confidence, glyph height
     rectified: np.ndarray  # the photo's orientation, read scale with margin
     settled_at: float  # the clock when the squares settled
+    glyphs: dict[Square, Any] = field(default_factory=dict)
+    #: squares read by the classifier alone without confidence (Tesseract not asked yet)
+    unchecked: set[Square] = field(default_factory=set)
 
 
 class Pipeline:
@@ -332,30 +337,57 @@ class Pipeline:
         else:
             event_squares = event.squares
         upright = np.rot90(rectified, self.orientation)
-        squares = [tuple(sq) for sq in event_squares]
-        glyphs = glyphs_of(upright, squares)
-        guesses, _ = read_letters(glyphs, classifier, self.tesseract, None)
-        heights = [g.height for g in glyphs if g is not None] + self._heights[-40:]
-        typical = float(np.median(heights)) if len(heights) >= 3 else None
-        batch: dict[Square, tuple[str, float, float]] = {}
-        for (r, c), glyph, guess in zip(squares, glyphs, guesses, strict=True):
-            letter = guess.letter
-            if glyph is not None and letter != BLANK:
-                marked = glyph.marked or (
-                    typical is not None and glyph.height > MARKED_HEIGHT * typical
-                )
-                from vision.read import with_marks
-
-                letter = with_marks(letter, marked, self.tileset)
-            if letter != BLANK and letter not in self.tileset.counts:
-                batch[Square(r, c)] = ("", 0.0, 0.0)  # nothing this tile set has: ask
-                continue
-            batch[Square(r, c)] = (
-                letter, float(guess.confidence), 0.0 if glyph is None else glyph.height
-            )
-        read = _Read(batch, rectified, started)
-        for square in batch:
+        squares = [Square(int(r), int(c)) for r, c in event_squares]
+        glyphs = glyphs_of(upright, [(sq.row, sq.col) for sq in squares])
+        # With a word list the classifier reads first, and Tesseract (a few hundred
+        # milliseconds a call) only runs at commit if the words as read are not all valid.
+        deferred = self.lexicon is not None and classifier is not None and len(classifier) > 0
+        guesses, _ = read_letters(glyphs, classifier, None if deferred else self.tesseract, None)
+        read = _Read({}, rectified, started, dict(zip(squares, glyphs, strict=True)))
+        for square, guess in zip(squares, guesses, strict=True):
+            read.guesses[square] = self._letter(read.glyphs[square], guess)
+            if deferred and guess.letter != BLANK and guess.confidence < ACCEPT:
+                read.unchecked.add(square)
             self._reads[square] = read
+
+    def _letter(self, glyph: Any, guess: Any) -> tuple[str, float, float]:
+        """(letter, confidence, glyph height) for a guess, umlaut marks applied; an empty
+        letter when the reader proposed something the tile set does not have."""
+        from vision.read import with_marks
+
+        letter = guess.letter
+        if glyph is not None and letter != BLANK:
+            heights = [glyph.height] + self._heights[-40:]
+            typical = float(np.median(heights)) if len(heights) >= 3 else None
+            marked = glyph.marked or (
+                typical is not None and glyph.height > MARKED_HEIGHT * typical
+            )
+            letter = with_marks(letter, marked, self.tileset)
+        if letter != BLANK and letter not in self.tileset.counts:
+            return "", 0.0, 0.0
+        return letter, float(guess.confidence), 0.0 if glyph is None else glyph.height
+
+    def _check_unsure(self, state: _Pending) -> None:
+        """Letters the classifier read without confidence, when the words they form are not
+        all valid: one batched Tesseract call decides between the readers."""
+        from vision.read import read_letters
+
+        unchecked = [sq for sq in state.squares
+                     if sq in self._reads and sq in self._reads[sq].unchecked]
+        if not unchecked:
+            return
+        tiles = {sq: (entry[0] or BLANK) for sq, entry in state.read.items()}
+        if self.lexicon is not None and self._solve(
+            self.game.board, tiles, [sq for sq, t in tiles.items() if t == BLANK],
+            self.tileset.letters,
+        ):
+            return  # the dictionary accepts the words as read
+        classifier = self.profile.classifier() if self.profile is not None else None
+        glyphs = [self._reads[sq].glyphs[sq] for sq in unchecked]
+        guesses, _ = read_letters(glyphs, classifier, self.tesseract, None)
+        for square, glyph, guess in zip(unchecked, glyphs, guesses, strict=True):
+            state.read[square] = self._letter(glyph, guess)
+            self._reads[square].unchecked.discard(square)
 
     # ------------------------------------------------------------------ turns
 
@@ -406,6 +438,7 @@ class Pipeline:
     def _settle_placement(self, state: _Pending) -> MoveReport | None:
         """Decide the letters (dictionary, answers), then place.  None while held."""
         if not state.questions:
+            self._check_unsure(state)
             state.tiles, state.notes = self._infer(state)
         open_questions = [q for q in state.questions if q.answer is None]
         if open_questions and self.hold:
