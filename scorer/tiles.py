@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 
 BLANK = "?"
@@ -103,7 +103,7 @@ class TileSet:
             tiles = self.split(tiles)
         return sum(self.value(t) for t in tiles)
 
-    @property
+    @cached_property
     def _by_length(self) -> list[str]:
         return sorted(self.counts, key=len, reverse=True)
 
