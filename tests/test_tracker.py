@@ -194,6 +194,13 @@ def test_stills_each_a_turn_and_a_repeat_is_no_placement(occupancy):
     assert [type(e) for e in events] == [NoPlacement]
 
 
+def test_a_first_still_of_an_empty_board_is_no_turn(occupancy):
+    scene = Scene(["." * 15] * 15, seed=9)
+    tracker = Tracker(corners=scene.corners(), occupancy=occupancy, stills=True)
+    assert tracker.update(0, scene.frame()[1]) == []
+    assert kinds(tracker.update(1, scene.frame()[1])) == ["NoPlacement"]
+
+
 def test_upright_squares_follow_the_orientation():
     tracker = Tracker(orientation=1, corners=[[0, 0], [150, 0], [150, 150], [0, 150]])
     # One counter-clockwise turn brings view square (0, 14) to the upright (0, 0).

@@ -26,6 +26,8 @@ command's way).
 Answers are strings: a letter (lower case for a blank: ``"e"``), ``"pass"``,
 ``"exchange ABC"`` / ``"exchange 3"``, or a corrected placement in GCG notation
 (``"8D FIRNS"``, board coordinates, lower case for blanks, ``.`` for played-through tiles).
+Squares in questions and notes are named as the pipeline is told (``lettered_rows``: row letter
+first, as scrabscrap records name them).
 """
 
 from __future__ import annotations
@@ -173,6 +175,7 @@ class Pipeline:
         learn: bool = True,
         tracker_config: TrackerConfig | None = None,
         game: Game | None = None,
+        lettered_rows: bool = False,
     ) -> None:
         from vision.occupancy import OccupancyModel
         from vision.tesseract_reader import TesseractReader
@@ -186,6 +189,7 @@ class Pipeline:
         self.lexicon = lexicon
         self.answers = answers
         self.hold = hold
+        self.lettered_rows = lettered_rows
         self.learn = learn and profile is not None
         self.tesseract = TesseractReader(self.tileset)
         occupancy = None
@@ -404,6 +408,13 @@ class Pipeline:
         self.reports.append(report)
         return report
 
+    def name(self, square: Square) -> str:
+        """A square's name: ``G1`` (column G, row 1), or with ``lettered_rows`` the row letter
+        first (the same square is then ``A7``: row A, column 7)."""
+        if self.lettered_rows:
+            return f"{'ABCDEFGHIJKLMNO'[square.row]}{square.col + 1}"
+        return str(square)
+
     def position_text(self, event: Event, lettered_rows: bool = False) -> str:
         """A play's position, in standard GCG or the lettered-rows convention."""
         assert event.play is not None
@@ -451,7 +462,7 @@ class Pipeline:
             if question.answer is not None:
                 tiles[question.square] = question.answer.strip()
                 source = "the record" if question.answered_by == "record" else "the players"
-                state.notes.append(f"{question.square}: {question.answer.strip()} "
+                state.notes.append(f"{self.name(question.square)}: {question.answer.strip()} "
                                    f"({question.kind} answered by {source})")
             elif question.guess:
                 tiles[question.square] = question.guess
@@ -472,15 +483,19 @@ class Pipeline:
         return report
 
     def _place(self, tiles: dict[Square, str]) -> Event:
-        if any(t == BLANK for t in tiles.values()):
-            # Unknown blanks stand as a letter that makes no word (scores are unaffected);
-            # the move is marked unconfirmed.
-            tiles = {sq: ("a" if t == BLANK else t) for sq, t in tiles.items()}
-        return self.game.place(tiles)
+        unknown = sorted(sq for sq, t in tiles.items() if t == BLANK)
+        if not unknown:
+            return self.game.place(tiles)
+        # A blank scores nothing whatever it stands for: an unknown one stands as "a" in the
+        # game, and the record's note says that its letter is not known.
+        tiles = {sq: ("a" if t == BLANK else t) for sq, t in tiles.items()}
+        names = ", ".join(self.name(sq) for sq in unknown)
+        return self.game.place(tiles, note=f"unconfirmed: letter of the blank on {names} "
+                                           "not known")
 
     def _refused(self, state: _Pending, tiles: dict[Square, str], exc: GameError,
                  unconfirmed: bool) -> MoveReport | None:
-        placed = " ".join(f"{sq}:{t}" for sq, t in sorted(tiles.items()))
+        placed = " ".join(f"{self.name(sq)}:{t}" for sq, t in sorted(tiles.items()))
         question = next((q for q in state.questions if q.kind == "placement"), None)
         if question is None:
             question = self._ask(
@@ -516,8 +531,17 @@ class Pipeline:
 
     def _play_report(self, event: Event, state: _Pending, unconfirmed: bool) -> MoveReport:
         assert event.play is not None
+        main = event.play.main
+        word = main.marked
+        unknown = {q.square for q in state.questions
+                   if q.kind == "blank" and q.answer is None and q.guess is None}
+        if unknown:
+            # A blank whose letter nobody knows is shown as "?", not as the stand-in letter.
+            shown = [("?" if sq in unknown else t) for sq, t in zip(main.squares, main.tiles,
+                                                                   strict=True)]
+            word = type(main)(main.start, main.direction, tuple(shown), main.new, 0).marked
         return self._report(
-            "play", event, position=event.play.position, word=event.play.main.marked,
+            "play", event, position=main.position, word=word,
             notes=state.notes, questions=state.questions, unconfirmed=unconfirmed,
             read=self._as_read(state),
         )
@@ -552,9 +576,9 @@ class Pipeline:
                     for square, letter in solutions[0].items():
                         if square in unsure:
                             notes.append(
-                                f"{square}: read {state.read[square][0] or 'nothing'} without "
-                                f"confidence, taken as {letter}: the only letter that makes "
-                                "every word valid"
+                                f"{self.name(square)}: read {state.read[square][0] or 'nothing'}"
+                                f" without confidence, taken as {letter}: the only letter "
+                                "that makes every word valid"
                             )
                             tiles[square] = letter
                     unsure = []
@@ -563,15 +587,15 @@ class Pipeline:
                 if solutions:
                     notes.append(
                         "unsure letters confirmed by the dictionary: "
-                        + ", ".join(f"{sq} {tiles[sq]}" for sq in unsure)
+                        + ", ".join(f"{self.name(sq)} {tiles[sq]}" for sq in unsure)
                     )
                     unsure = []
             if blanks and len(solutions) == 1:
                 for square, letter in solutions[0].items():
                     tiles[square] = letter.lower()
                     notes.append(
-                        f"blank on {square} is {letter}: the only letter that makes every "
-                        "word valid"
+                        f"blank on {self.name(square)} is {letter}: the only letter that "
+                        "makes every word valid"
                     )
                 blanks = []
             elif blanks:
@@ -579,21 +603,22 @@ class Pipeline:
                 for square in blanks:
                     options = sorted({s[square] for s in solutions if square in s})
                     state.questions.append(self._ask(
-                        "blank", f"which letter is the blank on {square}?", square=square,
+                        "blank", f"which letter is the blank on {self.name(square)}?",
+                        square=square,
                         choices=[c.lower() for c in options or choices],
                         guess=(options[0].lower() if options else None),
                     ))
                 blanks = []
         for square in blanks:
             state.questions.append(self._ask(
-                "blank", f"which letter is the blank on {square}?", square=square,
+                "blank", f"which letter is the blank on {self.name(square)}?", square=square,
             ))
         for square in unsure:
             letter = state.read[square][0]
             state.questions.append(self._ask(
                 "letter",
-                f"the tile on {square} was read as {letter or 'nothing'} without confidence: "
-                "which letter is it?",
+                f"the tile on {self.name(square)} was read as {letter or 'nothing'} without "
+                "confidence: which letter is it?",
                 square=square, guess=letter or None,
             ))
         return tiles, notes

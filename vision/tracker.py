@@ -513,7 +513,9 @@ class Tracker:
             events.append(TilesAdded(time, self.to_upright(new), view.frame, view.corners))
             if still:
                 events.extend(self.commit(time, reason="still"))
-        if still and not gone and not new:
+        starting = self.stable is None and not self.known.any()
+        if still and not gone and not new and not starting:
+            # (A first still of an empty board is the starting position, not a turn.)
             events.append(NoPlacement(time))
         self.stable = view
         return events

@@ -109,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
         players, profile=profile, tileset=tileset,
         lexicon=None if args.no_dictionary else default_lexicon(tileset),
         stills=args.stills, answers=answers, tracker_config=config,
+        lettered_rows=args.lettered_rows,
     )
     moves = []
     try:
