@@ -382,12 +382,14 @@ def run_real(calibrate_from: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:  # a profile as a user has it: saved and loaded
         profile.save(tmp)
         profile = Profile.load(tmp)
+    samples_at_start = len(profile.labels)
     answers = RecordAnswers(GAME / "nu19_stefan-hanns.gcg", lettered_rows=True, tileset="de")
+    recorded = [e.score for e in answers.result.record.events]  # as written in the record
     pipeline = Pipeline(["Stefan", "Hanns"], profile=profile, tileset="de", lexicon=None,
                         stills=True, answers=answers)
     reports = pipeline.run(open_source(str(GAME)))
     print(f"\n== real game as stills, profile from image-{calibrate_from} "
-          f"({len(profile.labels)} letter samples at the start)")
+          f"({samples_at_start} letter samples at the start)")
     right_squares = right_letters = scores_as_record = 0
     corrections: list[str] = []
     latencies = [r.latency for r in reports if r.latency is not None]
@@ -402,8 +404,8 @@ def run_real(calibrate_from: int) -> None:
         else:
             right_squares += placed is not None and set(placed) == set(truth)
             right_letters += placed == truth
-        score_ok = event is not None and event.score == record.score
-        scores_as_record += score_ok
+        score_ok = event is not None and event.score == record.score  # rules' recomputation
+        scores_as_record += event is not None and event.score == recorded[report.turn - 1]
         misread = [
             f"{sq} {report.read.get(sq, '?')}->{q.answer}"
             for q in report.questions if q.kind in ("letter", "placement") and q.square
@@ -411,14 +413,15 @@ def run_real(calibrate_from: int) -> None:
         ]
         if misread:
             corrections.append(f"turn {report.turn}: " + ", ".join(misread))
-        if not score_ok:
+        if not score_ok or event.score != recorded[report.turn - 1]:  # type: ignore[union-attr]
             print(f"  turn {report.turn}: scored {event.score if event else None}, "
-                  f"record says {record.score}")
+                  f"record says {recorded[report.turn - 1]}, the rules give {record.score}")
     final = dict(zip(pipeline.game.players, pipeline.game.scores, strict=True))
     asked = [(q.turn, q.kind, str(q.square) if q.square else "", q.answer)
              for q in pipeline.questions]
     print(f"turns found: {len(reports)} / 27; squares right: {right_squares}; "
-          f"letters right: {right_letters}; scores as the record: {scores_as_record}")
+          f"letters right: {right_letters}; scores as written in the record: "
+          f"{scores_as_record}")
     print(f"final: {final}")
     print(f"questions ({len(asked)}), answered from the record: {asked}")
     print(f"moves needing a letter correction: {len(corrections)} {corrections}")
