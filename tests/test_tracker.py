@@ -46,6 +46,7 @@ class Scene:
         self.n = 0
         self.light = 1.0
         self.gradient = 0.0
+        self.shadow: np.ndarray | None = None
 
     def frame(self, hand: object = None, dt: float = 0.25) -> tuple[float, np.ndarray]:
         config = replace(self.config, exposure=self.config.exposure * self.light,
@@ -54,7 +55,18 @@ class Scene:
         photo = render_frame(flat, config, seed=1000 + self.n, hand=hand)
         self.n += 1
         stamp, self.t = self.t, self.t + dt
-        return stamp, photo.image
+        image = photo.image
+        if self.shadow is not None:  # a person's soft shadow across part of the board
+            image = (image * (1.0 - self.shadow[..., None])).astype(np.uint8)
+        return stamp, image
+
+    def cast_shadow(self, strength: float = 0.45) -> None:
+        width, height = SIZE
+        mask = np.zeros((height, width), np.float32)
+        polygon = np.array([[0, 0], [int(0.55 * width), 0], [int(0.3 * width), height],
+                            [0, height]], np.int32)
+        cv2.fillPoly(mask, [polygon], 1.0)
+        self.shadow = cv2.GaussianBlur(mask, (0, 0), 12) * strength
 
     def corners(self) -> np.ndarray:
         flat = render_flat(["".join(r) for r in self.rows], seed=self.seed, config=self.config)
@@ -165,6 +177,18 @@ def test_light_drift_and_a_bumped_board_invent_nothing(occupancy):
     events = run(tracker, frames)
     committed = [e for e in events if isinstance(e, MoveCommitted)]
     assert [e.squares for e in committed] == [((6, 6),)], kinds(events)
+
+
+def test_a_shadow_that_falls_and_stays_invents_nothing(occupancy):
+    scene = Scene(START, seed=13)
+    tracker = make_tracker(scene, occupancy)
+    frames = scene.still(1.0)
+    scene.cast_shadow()
+    frames += scene.still(8.0)
+    events = run(tracker, frames)
+    assert not [e for e in events if isinstance(e, (TilesAdded, TilesRemoved))], kinds(events)
+    events = run(tracker, scene.hand((9, 4), "O", hold=3) + scene.still(4.0))
+    assert [e.squares for e in events if isinstance(e, MoveCommitted)] == [((9, 4),)]
 
 
 def test_next_players_tiles_out_of_line_commit_the_provisional_move(occupancy):

@@ -94,8 +94,9 @@ class TrackerConfig:
     ring_threshold: float = 28.0
     #: Changed squares neither gaining nor losing a tile, away from those that do, tolerated.
     max_unexplained: int = 1
-    #: An obstructed view that stays exactly so, still, for this long is taken as the new
-    #: normal (no tile gained or lost is decided from it unless the occupancy is sure).
+    #: An obstructed view that stays so (the same squares changed, give or take two), still,
+    #: for this long is taken as the new normal; tiles gained or lost are then decided from it
+    #: unless an arm crosses the margin or the tiles lost are no move's.
     rebaseline_seconds: float = 6.0
     #: A provisional move with no activity for this long is committed.
     quiet_seconds: float = 8.0
@@ -456,9 +457,10 @@ class Tracker:
         if obstructed and not still:
             self.counters["obstructed"] += 1
             signature = changed | removed | added
+            # The same obstruction: all but a couple of squares alike (its edges flicker).
             if (
                 self._obstruction is None
-                or not np.array_equal(self._obstruction, signature)
+                or int((self._obstruction ^ signature).sum()) > 2
                 or self._obstructed_since is None
             ):
                 self._obstruction, self._obstructed_since = signature, time
