@@ -140,3 +140,27 @@ def test_unknown_spec_is_an_error():
         open_source("there/is/no/such.mkv")
     with pytest.raises(SourceError, match="no images"):
         ImageFolderSource([], "an empty folder")
+
+
+def test_live_frame_that_fails_to_decode_is_skipped_and_counted():
+    reads = iter([(True, _image(10)), (False, None), (True, np.zeros((4, 4), np.uint8)),
+                  (True, _image(30))])
+
+    class Capture:
+        def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+            return True
+
+        def read(self):
+            return next(reads, (False, None))
+
+        def get(self, prop: int) -> float:
+            return 0.0
+
+        def release(self) -> None:
+            pass
+
+    source = CameraSource(1, opener=lambda target: Capture(), sleep=lambda s: None,
+                          max_reconnects=0)
+    frames = [int(frame[0, 0, 0]) for _, frame in source]
+    assert frames == [10, 30]
+    assert source.corrupt_skipped == 2 and source.frames_read == 2

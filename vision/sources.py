@@ -274,6 +274,8 @@ class _CaptureSource(FrameSource):
             if not _usable(frame):
                 self.corrupt_skipped += 1
                 continue
+            # Reads that failed without losing the source were frames that did not decode.
+            self.corrupt_skipped += failed if self.live else 0
             failed = 0
             self.frames_read += 1
             yield self._timestamp(), frame
