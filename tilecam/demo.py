@@ -1,0 +1,490 @@
+"""The demo: a whole game played by tilecam itself, filmed by a rendered camera, scored by the
+camera pipeline.
+
+Three parts, each real:
+
+1. **the game**: :func:`scorer.movegen.generate_game` plays a legal two-player game with the
+   bundled word list (ENABLE), the same game for the same seed (:func:`demo_game`);
+2. **the film**: :class:`DemoCamera` renders it as a fixed camera over the table sees it
+   (:func:`vision.render.animate_move`): a hand lays each move's tiles one by one, the light
+   drifts, then the board lies still until the tracker's quiet period commits the move.  Passes
+   and exchanges, which no camera can see, are entered as the page's buttons enter them;
+3. **the scoring**: every frame goes through :class:`tilecam.pipeline.Pipeline` (tracker,
+   letter readers, dictionary, rules engine), which knows nothing of the game but what it sees.
+   Before the game, the reader is calibrated as a user would calibrate it: from one photo of
+   the alphabet laid out on the board (:meth:`calibration.profile.Profile.extend`).
+
+:class:`DemoRun` plays the three together and compares every turn the pipeline reports with the
+turn the generator played: the same squares (detected), the same letters, the same score.
+Questions the pipeline asks are answered by the players, who know their tiles
+(:func:`players_answer`).
+
+>>> game = demo_game(1, moves=2)
+>>> [(t.player, t.kind, t.notation) for t in game.turns]
+[(0, 'play', 'FADDY 8D 34'), (1, 'play', 'B(A)NKNOTE E7 78')]
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from scorer.squares import Square
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from calibration.profile import ExtendReport, Profile
+    from scorer.game import Event
+    from scorer.lexicon import Lexicon
+    from tilecam.pipeline import MoveReport, Pipeline, Question
+    from vision.render import RenderConfig
+
+#: The game played when no seed is given.
+DEFAULT_SEED = 1
+PLAYERS = ("Ada", "Ben")
+FRAME_SIZE = (1280, 720)
+#: Seconds between frames while a hand moves, and while the board lies still (the tracker
+#: works on timestamps; still frames are sparser only to save rendering).
+MOVING_DT = 0.1
+STILL_DT = 0.25
+#: The tracker's quiet period: a move is committed after this long without activity.
+QUIET_SECONDS = 3.0
+#: How long the board lies still after a move: it settles, then the quiet period passes.
+AFTER_MOVE_SECONDS = QUIET_SECONDS + 1.5
+#: Still board before the first move, and while a pass or an exchange is entered.
+OPENING_SECONDS = 1.5
+ENTERED_SECONDS = 1.5
+#: Frames of a hand's approach to a square, and at it (the renderer's animation).
+APPROACH_FRAMES = 8
+HOLD_FRAMES = 4
+
+EMPTY_ROWS = ["." * 15] * 15
+#: What a user lays out for the first calibration photo: every letter once and the common
+#: ones again, from one English set.
+ALPHABET_ROWS = (
+    ["." * 15]
+    + ["..ABCDEFGHIJK.."]
+    + ["." * 15]
+    + ["..LMNOPQRSTUV.."]
+    + ["." * 15]
+    + ["..WXYZEAIONRT.."]
+    + ["." * 15]
+    + ["..SLUDGEAIOEN.."]
+    + ["." * 15] * 7
+)
+
+
+# ------------------------------------------------------------------------------- the game
+
+
+@dataclass(frozen=True)
+class DemoTurn:
+    """One turn of the demo game as the generator played it."""
+
+    number: int
+    player: int
+    kind: str  # "play", "pass" or "exchange"
+    #: new tiles (lower case: a blank standing for that letter); empty unless a play
+    tiles: dict[Square, str]
+    score: int
+    #: the rule sheet's notation (``FADDY 8D 34``), or ``pass`` / ``exchange 7``
+    notation: str
+    position: str = ""
+    word: str = ""  # GCG word: played-through letters as '.'
+    exchanged: int = 0
+    rows_after: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DemoGame:
+    """The generated game (whole, or its first ``moves`` plays and the turns between)."""
+
+    seed: int
+    players: tuple[str, ...]
+    turns: tuple[DemoTurn, ...]
+    #: True when every turn of the game is included (its end can then be settled)
+    complete: bool
+    ended_by: str
+    final_racks: tuple[str, ...]
+    final_scores: tuple[int, ...]
+
+    @property
+    def plays(self) -> list[DemoTurn]:
+        return [t for t in self.turns if t.kind == "play"]
+
+    def letters(self) -> set[str]:
+        """Every letter the game's tiles show (blanks show none)."""
+        return {t for turn in self.plays for t in turn.tiles.values() if t.isupper()}
+
+
+def demo_game(seed: int = DEFAULT_SEED, moves: int | None = None,
+              lexicon: Lexicon | None = None,
+              players: Sequence[str] = PLAYERS) -> DemoGame:
+    """The game for ``seed``: a whole game by the move generator with the bundled word list,
+    cut after ``moves`` plays when given."""
+    from scorer.lexicon import Lexicon
+    from scorer.movegen import generate_game
+
+    words = lexicon if lexicon is not None else Lexicon.default()
+    generated = generate_game(seed, words)
+    turns: list[DemoTurn] = []
+    plays = 0
+    for turn in generated.turns:
+        if moves is not None and plays >= moves:
+            break
+        if turn.play is not None:
+            plays += 1
+            turns.append(DemoTurn(
+                turn.number, turn.player, "play", dict(turn.play.placement.tiles), turn.score,
+                turn.play.seed_notation, turn.play.position, turn.play.gcg_word,
+                rows_after=tuple(turn.board.rows()),
+            ))
+        else:
+            count = len(turn.exchanged)
+            notation = f"exchange {count}" if turn.kind == "exchange" else "pass"
+            turns.append(DemoTurn(turn.number, turn.player, turn.kind, {}, 0, notation,
+                                  exchanged=count, rows_after=tuple(turn.board.rows())))
+    complete = len(turns) == len(generated.turns)
+    return DemoGame(
+        seed, tuple(players), tuple(turns), complete, generated.ended_by,
+        tuple("".join(r) for r in generated.final_racks), tuple(generated.final_scores),
+    )
+
+
+# ------------------------------------------------------------------------------- the film
+
+
+def camera_config(seed: int, size: tuple[int, int] = FRAME_SIZE) -> RenderConfig:
+    """The demo camera for ``seed``: a varied realistic one (tilt, lens, light, table, tiles,
+    noise, JPEG) on a stand, so the board is whole in view and roughly upright."""
+    from vision.render import RenderConfig
+
+    base = RenderConfig.random(seed, max_tilt=20, size=size)
+    return replace(
+        base, hand=False, motion_blur=0.0, glare=min(base.glare, 0.5),
+        board_scale=max(base.board_scale, 0.8), board_offset=(0.0, 0.0),
+        rotation=base.rotation if abs(base.rotation) < 10 else 0.0,
+    )
+
+
+class DemoCamera:
+    """The game filmed by one fixed camera, as ``(timestamp, frame)`` pairs.
+
+    Timestamps run on across calls; the light keeps drifting from one move to the next.
+    """
+
+    def __init__(self, seed: int, size: tuple[int, int] = FRAME_SIZE) -> None:
+        self.seed = seed
+        self.config = camera_config(seed, size)
+        self.rows: list[str] = list(EMPTY_ROWS)
+        self.time = 0.0
+        self.frames = 0
+
+    def calibration_photo(self) -> np.ndarray:
+        """A photo of the alphabet laid out on the board, from this camera."""
+        from vision.render import render_board
+
+        return render_board(ALPHABET_ROWS, seed=self.seed, config=self.config).image
+
+    def _drifted(self) -> RenderConfig:
+        # animate_move turns the light 1.5 degrees a frame from the config it is given; start
+        # each move where the last one left off, and let the exposure breathe slowly.
+        c = self.config
+        return replace(
+            c, gradient_angle=(c.gradient_angle + 1.5 * self.frames) % 360.0,
+            exposure=c.exposure * (1.0 + 0.06 * math.sin(self.time / 20.0)),
+        )
+
+    def _timed(self, frames: Iterator[np.ndarray],
+               moving: int) -> Iterator[tuple[float, np.ndarray]]:
+        for index, image in enumerate(frames):
+            stamp = self.time
+            self.time += MOVING_DT if index < moving else STILL_DT
+            self.frames += 1
+            yield stamp, image
+
+    def still(self, seconds: float) -> Iterator[tuple[float, np.ndarray]]:
+        """The board as it stands, nobody touching it."""
+        from vision.render import animate_move
+
+        count = max(1, int(round(seconds / STILL_DT)))
+        frames = animate_move(self.rows, self.rows, self.seed, config=self._drifted(),
+                              still_frames=count)
+        yield from self._timed(frames, 0)
+
+    def move(self, rows_after: Sequence[str]) -> Iterator[tuple[float, np.ndarray]]:
+        """A hand laying the tiles that ``rows_after`` adds, then the board lying still for
+        :data:`AFTER_MOVE_SECONDS`."""
+        from vision.render import animate_move
+
+        placed = sum(1 for old, new in zip("".join(self.rows), "".join(rows_after), strict=True)
+                     if old == "." and new != ".")
+        moving = placed * (APPROACH_FRAMES + HOLD_FRAMES) + (APPROACH_FRAMES if placed else 0)
+        still = max(1, int(round(AFTER_MOVE_SECONDS / STILL_DT)))
+        frames = animate_move(self.rows, list(rows_after), self.seed, config=self._drifted(),
+                              approach_frames=APPROACH_FRAMES, hold_frames=HOLD_FRAMES,
+                              still_frames=still)
+        yield from self._timed(frames, moving)
+        self.rows = list(rows_after)
+
+
+# ------------------------------------------------------------------------------- the run
+
+
+@dataclass
+class TurnCheck:
+    """A turn the pipeline reported, against the generator's."""
+
+    report: MoveReport
+    expected: DemoTurn | None
+    detected: bool  # the same squares
+    letters_agree: bool
+    score_agrees: bool
+
+    @property
+    def as_played(self) -> bool:
+        return self.detected and self.letters_agree and self.score_agrees
+
+
+@dataclass
+class DemoResult:
+    """What a demo run measured."""
+
+    seed: int
+    moves_played: int = 0
+    moves_detected: int = 0
+    letters_agree: int = 0
+    scores_agree: int = 0
+    invented: int = 0
+    questions: int = 0
+    entered: int = 0
+    frames: int = 0
+    seconds: float = 0.0
+    #: seconds spent in the pipeline (feeding frames, answering), rendering left out
+    pipeline_seconds: float = 0.0
+    final_scores: dict[str, int] = field(default_factory=dict)
+    expected_final: dict[str, int] | None = None
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def fps(self) -> float:
+        return self.frames / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def ms_per_frame(self) -> float:
+        """Whole-pipeline cost per frame (tracker, readers, scorer), in milliseconds."""
+        return 1000.0 * self.pipeline_seconds / self.frames if self.frames else 0.0
+
+    @property
+    def ok(self) -> bool:
+        """Every move detected and scored as the generator played it, nothing invented, and
+        (for a whole game) the same final scores."""
+        return (
+            self.moves_detected == self.moves_played == self.letters_agree == self.scores_agree
+            and self.invented == 0 and not self.problems
+            and (self.expected_final is None or self.expected_final == self.final_scores)
+        )
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "moves_played": self.moves_played,
+            "moves_detected": self.moves_detected,
+            "scores_agree": self.scores_agree,
+            "seconds": round(self.seconds, 3),
+            "fps": round(self.fps, 2),
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **self.summary(),
+            "seed": self.seed, "letters_agree": self.letters_agree, "invented": self.invented,
+            "questions": self.questions, "entered": self.entered, "frames": self.frames,
+            "pipeline_ms_per_frame": round(self.ms_per_frame, 2),
+            "final_scores": self.final_scores, "expected_final_scores": self.expected_final,
+            "problems": self.problems, "ok": self.ok,
+        }
+
+
+class DemoRun:
+    """The demo game filmed and scored (see the module notes).
+
+    Subclasses (the live demo) hook in where the game meets the page: :meth:`on_frame` after
+    every frame, :meth:`on_report` for every scored turn, :meth:`on_entered` for a pass or an
+    exchange entered, :meth:`ask_players` for a question, :meth:`on_end` at the end.  The base
+    class prints nothing.
+    """
+
+    def __init__(self, seed: int = DEFAULT_SEED, moves: int | None = None, *,
+                 size: tuple[int, int] = FRAME_SIZE, lexicon: Lexicon | None = None) -> None:
+        from scorer.lexicon import Lexicon
+
+        self.lexicon = lexicon if lexicon is not None else Lexicon.default()
+        self.game = demo_game(seed, moves, self.lexicon)
+        self.camera = DemoCamera(seed, size)
+        self.result = DemoResult(seed)
+        self.checks: list[TurnCheck] = []
+        self._waiting: list[DemoTurn] = []  # plays shown but not reported yet
+        self.profile: Profile | None = None
+        self.pipeline: Pipeline | None = None
+
+    # ------------------------------------------------------------------ hooks
+
+    def on_calibrated(self, report: ExtendReport) -> None:
+        """The reader learnt the alphabet photo."""
+
+    def on_frame(self, stamp: float, frame: np.ndarray) -> None:
+        """Called after every frame went through the pipeline."""
+
+    def on_report(self, check: TurnCheck) -> None:
+        """A turn the pipeline scored, checked against the generator's."""
+
+    def on_entered(self, turn: DemoTurn, event: Event) -> None:
+        """A pass or an exchange entered (no camera sees them)."""
+
+    def on_end(self, events: Sequence[Event]) -> None:
+        """The game is over and its end settled (``events``: rack points)."""
+
+    def ask_players(self, question: Question, turn: DemoTurn | None) -> str:
+        """The players' answer to a question the pipeline holds a turn for."""
+        return players_answer(question, turn)
+
+    # ------------------------------------------------------------------ running
+
+    def calibrate(self) -> Profile:
+        """Teach a new profile the alphabet photo, as ``tilecam calibrate`` would."""
+        from calibration.profile import Profile
+
+        profile = Profile(tileset="en")
+        report = profile.extend(self.camera.calibration_photo(), ALPHABET_ROWS)
+        self.profile = profile
+        self.on_calibrated(report)
+        return profile
+
+    def make_pipeline(self) -> Pipeline:
+        from tilecam.pipeline import Pipeline
+        from vision.tracker import TrackerConfig
+
+        profile = self.profile or self.calibrate()
+        self.pipeline = Pipeline(
+            list(self.game.players), profile=profile, tileset="en", lexicon=self.lexicon,
+            hold=True, tracker_config=TrackerConfig(quiet_seconds=QUIET_SECONDS),
+        )
+        return self.pipeline
+
+    def run(self) -> DemoResult:
+        """Play the whole demo; the result says how the pipeline did."""
+        import cv2
+
+        cv2.setNumThreads(max(1, cv2.getNumThreads()))
+        started = time.perf_counter()
+        pipeline = self.pipeline or self.make_pipeline()
+        result = self.result
+        last = 0.0
+        self._feed_all(self.camera.still(OPENING_SECONDS))
+        for turn in self.game.turns:
+            if turn.kind == "play":
+                result.moves_played += 1
+                self._waiting.append(turn)
+                last = self._feed_all(self.camera.move(turn.rows_after))
+                continue
+            # A pass or an exchange: the move before it must be scored by now (the quiet
+            # period has passed); the players then press the page's button.
+            if self._waiting:
+                self._handle(self._timed(lambda at=last: pipeline.commit(at)))
+            event = (pipeline.game.exchange(turn.exchanged) if turn.kind == "exchange"
+                     else pipeline.game.pass_turn())
+            result.entered += 1
+            self.on_entered(turn, event)
+            last = self._feed_all(self.camera.still(ENTERED_SECONDS))
+        self._handle(self._timed(lambda at=last: pipeline.finish(at)))
+        for turn in self._waiting:
+            result.problems.append(f"turn {turn.number} ({turn.notation}) was never reported")
+        if self.game.complete and pipeline.game.over:
+            racks = {i: rack for i, rack in enumerate(self.game.final_racks) if rack}
+            events = pipeline.game.end_game(racks if self.game.ended_by != "out" else None)
+            self.on_end(events)
+            result.expected_final = dict(zip(self.game.players, self.game.final_scores,
+                                             strict=True))
+        elif self.game.complete:
+            result.problems.append("the generator's game is over but the scored game is not")
+        result.final_scores = dict(zip(pipeline.game.players, pipeline.game.scores, strict=True))
+        result.questions = len(pipeline.questions)
+        result.seconds = time.perf_counter() - started
+        return result
+
+    def _timed(self, call: Any) -> list[MoveReport]:
+        started = time.perf_counter()
+        out = call()
+        self.result.pipeline_seconds += time.perf_counter() - started
+        return out
+
+    def _feed_all(self, frames: Iterator[tuple[float, np.ndarray]]) -> float:
+        assert self.pipeline is not None
+        pipeline = self.pipeline
+        stamp = self.camera.time
+        for stamp, image in frames:
+            reports = self._timed(lambda s=stamp, f=image: pipeline.feed(s, f))
+            self.result.frames += 1
+            self._handle(reports)
+            self.on_frame(stamp, image)
+        return stamp
+
+    def _handle(self, reports: list[MoveReport]) -> None:
+        assert self.pipeline is not None
+        pipeline = self.pipeline
+        while True:
+            for report in reports:
+                self._check(report)
+            pending = pipeline.pending
+            if not pending:
+                return
+            question = pending[0]
+            answer = self.ask_players(question, self._waiting[0] if self._waiting else None)
+            reports = self._timed(lambda q=question, a=answer: pipeline.answer(q.id, a))
+
+    def _check(self, report: MoveReport) -> None:
+        result = self.result
+        event = report.event
+        placed: dict[Square, str] = {}
+        if report.kind == "play" and event is not None and event.play is not None:
+            placed = dict(event.play.placement.tiles)
+        expected = None
+        if placed and self._waiting and set(placed) & set(self._waiting[0].tiles):
+            expected = self._waiting.pop(0)
+        if expected is None:
+            result.invented += 1
+            result.problems.append(f"turn {report.turn}: {report.kind} {report.position} "
+                                   f"{report.word} matches no move of the game")
+            check = TurnCheck(report, None, False, False, False)
+        else:
+            detected = set(placed) == set(expected.tiles)
+            letters = placed == expected.tiles
+            score = report.score == expected.score
+            result.moves_detected += detected
+            result.letters_agree += letters
+            result.scores_agree += score
+            check = TurnCheck(report, expected, detected, letters, score)
+            if not check.as_played:
+                result.problems.append(
+                    f"turn {report.turn}: scored {report.position} {report.word} "
+                    f"{report.score:+d}, the game played {expected.notation}"
+                )
+        self.checks.append(check)
+        self.on_report(check)
+
+
+def players_answer(question: Question, turn: DemoTurn | None) -> str:
+    """What the players say when the pipeline asks about the turn being scored: they know
+    the tiles they laid (a blank's letter in lower case), or the play's notation."""
+    tiles = turn.tiles if turn is not None else {}
+    if question.kind in ("blank", "letter") and question.square in tiles:
+        return tiles[question.square]
+    if question.kind == "placement" and turn is not None:
+        return f"{turn.position} {turn.word}"
+    if question.kind == "no_placement":
+        return "pass"
+    return question.guess or (question.choices[0] if question.choices else "pass")

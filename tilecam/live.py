@@ -1,0 +1,526 @@
+"""A running camera pipeline joined to the web pages: moves, questions, frames and calibration.
+
+:class:`PageLink` stands between one :class:`tilecam.pipeline.Pipeline` and one game of a
+:class:`webui.store.GameStore`, inside the process that serves the pages:
+
+- every turn the pipeline scores goes to the game through the JSON API, with the game's PIN,
+  exactly as a camera elsewhere would send it: new tiles to ``POST /api/games/<id>/placements``,
+  a withdrawn phony to ``.../withdraw``, a pass or an exchange to ``.../pass`` / ``.../exchange``;
+  every open scoreboard then updates at once (server-sent events);
+- a question the pipeline holds a turn for (a blank's letter the word list cannot settle, a
+  letter read without confidence, a placement the rules refuse, a still without new tiles) is
+  put on the page (``POST .../questions``), and the players' answer there is handed back to the
+  pipeline, which then scores the turn;
+- what the players change on the page (a pass, an exchange, an undo, a corrected letter, a
+  challenge) is copied back into the pipeline's game, so the board it reads against is the
+  page's board;
+- the newest frame, with the grid the tracker uses, is shown on the camera preview page; when no
+  board is found the frame says so;
+- a layout or an empty board captured on the calibration page teaches the pipeline's profile
+  (:meth:`calibration.profile.Profile.extend`) and, with ``--profile``, is saved.
+
+The page is the authority: when it refuses a move the pipeline scored (the game disagrees), the
+pipeline's game is replaced by the page's and the refusal is reported.
+
+:func:`start_server` serves the pages from a background thread.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import socket
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import cv2
+import numpy as np
+
+if TYPE_CHECKING:
+    from flask import Flask
+
+    from calibration.profile import Profile
+    from tilecam.pipeline import MoveReport, Pipeline, Question
+    from webui.store import GameStore
+
+log = logging.getLogger(__name__)
+
+#: Seconds between two frames published to the preview page (encoding one costs a few ms).
+PREVIEW_INTERVAL = 0.4
+#: JPEG quality of preview frames.
+PREVIEW_QUALITY = 80
+#: The store's question kind for each kind of pipeline question.
+QUESTION_KINDS = {
+    "blank": "blank_letter",
+    "letter": "unsure_letter",
+    "placement": "refused_placement",
+    "no_placement": "no_placement",
+}
+
+
+class LinkError(RuntimeError):
+    """The page refused something the pipeline sent (says what and why)."""
+
+
+# ----------------------------------------------------------------------------------- server
+
+
+@dataclass
+class LiveServer:
+    """The pages served from a background thread; :meth:`stop` ends it."""
+
+    server: Any
+    thread: threading.Thread
+    host: str
+    port: int
+    scheme: str = "http"
+    #: the port asked for when it was taken and another was used instead
+    wanted_port: int | None = None
+
+    def url(self, path: str = "/", host: str | None = None) -> str:
+        """The address of ``path`` as a browser on this computer opens it."""
+        shown = host or ("127.0.0.1" if self.host in ("0.0.0.0", "", "::") else self.host)
+        if ":" in shown:
+            shown = f"[{shown}]"
+        return f"{self.scheme}://{shown}:{self.port}{path}"
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+
+
+def start_server(app: Flask, host: str, port: int, *, ssl_context: Any = None,
+                 any_port: bool = True, quiet: bool = True) -> LiveServer:
+    """Serve ``app`` on ``host``:``port`` from a daemon thread (Werkzeug's threaded server,
+    as ``tilecam serve`` uses: every open scoreboard holds a stream).
+
+    When the port is taken and ``any_port`` is set, a free port is used instead (the returned
+    server's ``wanted_port`` says so); otherwise the :class:`OSError` is raised.
+    """
+    from werkzeug.serving import make_server
+
+    if quiet:
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    wanted = None
+    try:
+        server = make_server(host, port, app, threaded=True, ssl_context=ssl_context)
+    except OSError:
+        if not any_port or port == 0:
+            raise
+        wanted = port
+        server = make_server(host, 0, app, threaded=True, ssl_context=ssl_context)
+    thread = threading.Thread(target=server.serve_forever, name="tilecam-pages", daemon=True)
+    thread.start()
+    return LiveServer(server, thread, host, int(server.server_port),
+                      "https" if ssl_context else "http", wanted)
+
+
+def network_addresses() -> list[str]:
+    """IPv4 addresses of this computer other than loopback (where phones on the same network
+    reach it), as far as its name resolves."""
+    try:
+        _, _, addresses = socket.gethostbyname_ex(socket.gethostname())
+    except OSError:
+        return []
+    return sorted({a for a in addresses if not a.startswith("127.")})
+
+
+# ------------------------------------------------------------------------------------- link
+
+
+@dataclass
+class _Asked:
+    """A pipeline question put on the page."""
+
+    pipeline_id: int
+    store_id: int
+    kind: str
+
+
+@dataclass
+class BoardStatus:
+    """Whether the board is in view, as last seen (for messages and the preview)."""
+
+    found: bool | None = None  # None: not known yet
+    since: float = 0.0
+    lost_count: int = 0
+    message: str = ""
+    changes: list[str] = field(default_factory=list)
+
+
+class PageLink:
+    """One pipeline joined to one game on the pages (see the module notes).
+
+    ``app`` is the Flask application serving the pages (its JSON API is called in-process,
+    through Flask's test client: the same routes, checks and PIN as over the network);
+    ``game_id`` and ``pin`` name the game.  Pipeline calls made through the link
+    (:meth:`feed`, :meth:`finish`, :meth:`poll`) are serialised by :attr:`lock`, so a
+    background thread may :meth:`poll` for answers while frames are fed.
+
+    ``say`` receives one line per thing worth telling the person at the computer (moves,
+    questions, refusals, calibration, the board lost and found).
+    """
+
+    def __init__(self, app: Flask, game_id: str, pin: str, pipeline: Pipeline, *,
+                 say: Callable[[str], None] | None = None,
+                 profile_dir: Path | None = None,
+                 rebuild: Callable[[Profile | None, Pipeline], Pipeline] | None = None) -> None:
+        from webui import STORE_KEY
+
+        self.app = app
+        self.store: GameStore = app.extensions[STORE_KEY]
+        self.game_id = game_id
+        self.pin = pin
+        self.pipeline = pipeline
+        self.say = say or (lambda line: None)
+        self.profile_dir = profile_dir
+        self._rebuild = rebuild
+        self.lock = threading.RLock()
+        self._client = app.test_client()
+        self._asked: dict[int, _Asked] = {}  # by pipeline question id
+        self._version = self.store.version(game_id)
+        self._calibration_seen: dict[str, float] = {
+            kind: entry["at"] for kind, entry in self.store.calibration(game_id).items()
+        }
+        self._pending_profile: Profile | None = None
+        self._last_preview = 0.0
+        self.board = BoardStatus()
+        self.reports: list[MoveReport] = []
+        self.refused: list[str] = []
+
+    # -------------------------------------------------------------- the API, in-process
+
+    def post(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        """POST to ``/api/games/<id>/<path>`` with the PIN; the JSON answer, or
+        :class:`LinkError` with the page's message when it refuses."""
+        response = self._client.post(
+            f"/api/games/{self.game_id}/{path}", json=body or {},
+            headers={"X-Game-Pin": self.pin},
+        )
+        data = response.get_json(silent=True) or {}
+        if response.status_code >= 400:
+            raise LinkError(f"{path}: {data.get('message') or response.status}")
+        return data
+
+    def _note_own_change(self, result: dict[str, Any]) -> None:
+        """The game moved on by our own request: remember its version, and pull in the page's
+        game when someone else changed it in between."""
+        version = result.get("version", result.get("state", {}).get("version"))
+        if version is None:
+            return
+        if version != self._version + 1:
+            self._sync_game()
+        self._version = int(version)
+
+    # ------------------------------------------------------------------ feeding
+
+    def feed(self, time_: float, frame: np.ndarray) -> list[MoveReport]:
+        """One frame through the pipeline; its scored turns sent to the page."""
+        with self.lock:
+            self._sync_if_changed()
+            reports = self.pipeline.feed(time_, frame)
+            self._after(reports)
+            self._watch_board()
+        self.preview(frame)
+        return reports
+
+    def finish(self, time_: float = 0.0) -> list[MoveReport]:
+        """The source ended: the provisional move is committed and sent."""
+        with self.lock:
+            reports = self.pipeline.finish(time_)
+            self._after(reports)
+        return reports
+
+    def poll(self) -> list[MoveReport]:
+        """Take in what the players did on the page since the last look: answers to held
+        questions (the turns they let through are sent), moves and corrections (copied into
+        the pipeline's game), and calibration captures."""
+        reports: list[MoveReport] = []
+        with self.lock:
+            self._sync_if_changed()
+            for asked in list(self._asked.values()):
+                question = self.store.question(self.game_id, asked.store_id)
+                if question.answer is None:
+                    continue
+                del self._asked[asked.pipeline_id]
+                if not any(q.id == asked.pipeline_id for q in self.pipeline.pending):
+                    continue
+                answer = str(question.answer).strip()
+                if asked.kind == "blank":
+                    answer = answer.lower()
+                elif asked.kind == "letter":
+                    answer = answer.upper()
+                self.say(f"       answered on the page: {answer}")
+                out = self.pipeline.answer(asked.pipeline_id, answer)
+                self._after(out)
+                reports.extend(out)
+            self._check_calibration()
+        return reports
+
+    def wait_and_poll(self, timeout: float) -> list[MoveReport]:
+        """Wait up to ``timeout`` seconds for the game to change on the page, then :meth:`poll`
+        (what a background thread does in a loop)."""
+        self.store.wait_for_change(self.game_id, self._version, timeout)
+        return self.poll()
+
+    # ------------------------------------------------------------------ turns out
+
+    def _after(self, reports: Sequence[MoveReport]) -> None:
+        self.send(reports)
+        self._ask_pending()
+
+    def send(self, reports: Sequence[MoveReport]) -> None:
+        """Send scored turns to the page; one it refuses is reported (``say``, ``refused``)
+        and the pipeline's game becomes the page's again."""
+        with self.lock:
+            for report in reports:
+                self.reports.append(report)
+                try:
+                    self.publish(report)
+                except LinkError as exc:
+                    self.refused.append(str(exc))
+                    self.say(f"       the page refused turn {report.turn}: {exc}; "
+                             "the page's game stands")
+                    self._sync_game()
+
+    def publish(self, report: MoveReport) -> dict[str, Any] | None:
+        """Send one scored turn to the page (see the module notes); None for a turn that
+        carries nothing to send (unresolved)."""
+        event = report.event
+        if report.kind == "play" and event is not None and event.play is not None:
+            tiles = {sq.name: letter for sq, letter in event.play.placement.tiles}
+            result = self.post("placements", {"tiles": tiles})
+        elif report.kind == "withdrawn":
+            result = self.post("withdraw")
+        elif report.kind == "pass":
+            result = self.post("pass")
+        elif report.kind == "exchange":
+            count = event.count if event is not None and getattr(event, "count", None) else None
+            tiles = report.word or (str(count) if count else "")
+            result = self.post("exchange", {"tiles": int(tiles) if tiles.isdigit() else tiles})
+        else:
+            return None
+        self._note_own_change(result)
+        return result
+
+    def enter(self, action: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        """A turn the camera cannot see (a pass, an exchange), as the page's buttons enter
+        it.  The caller enters it in the pipeline's game too."""
+        with self.lock:
+            result = self.post(action, body)
+            self._note_own_change(result)
+            return result
+
+    # ------------------------------------------------------------------ questions
+
+    def _ask_pending(self) -> None:
+        for question in self.pipeline.pending:
+            if question.id in self._asked:
+                continue
+            self._asked[question.id] = self.ask(question)
+            self.say(f"       question for the players: {question.prompt} (on the page)")
+
+    def ask(self, question: Question) -> _Asked:
+        """Put one pipeline question on the page."""
+        kind = QUESTION_KINDS.get(question.kind, question.kind)
+        body: dict[str, Any] = {
+            "kind": kind, "prompt": question.prompt, "camera_question": question.id,
+            "options": list(question.choices) or ([question.guess] if question.guess else []),
+        }
+        if question.guess:
+            body["guess"] = question.guess
+        if question.square is not None:
+            body["squares"] = [question.square.name]
+        result = self.post("questions", body)
+        self._note_own_change(result)
+        return _Asked(question.id, int(result["question"]["qid"]), question.kind)
+
+    def asked_on_page(self, pipeline_question_id: int) -> int | None:
+        """The page's number of a pipeline question put there (None if it was not)."""
+        asked = self._asked.get(pipeline_question_id)
+        return None if asked is None else asked.store_id
+
+    # ------------------------------------------------------------------ the page's game
+
+    def _sync_if_changed(self) -> None:
+        version = self.store.version(self.game_id)
+        if version != self._version:
+            self._sync_game()
+            self._version = version
+
+    def _sync_game(self) -> None:
+        """Make the pipeline's game a copy of the page's (the page is the authority)."""
+        store = self.store
+        # The store's lock keeps the game still while it is copied (as its own API does).
+        with store._lock:
+            live = store.live(self.game_id)
+            game = copy.deepcopy(live.game)
+            self._version = live.version
+        before = self.pipeline.game.board.rows()
+        self.pipeline.game = game
+        after = game.board.rows()
+        if after != before:
+            self.pipeline.tracker.confirm_board(after)
+
+    # ------------------------------------------------------------------ preview
+
+    def _watch_board(self) -> None:
+        tracker = self.pipeline.tracker
+        status = self.board
+        lost = tracker.counters.get("lost", 0)
+        now = time.monotonic()
+        if lost > status.lost_count or tracker.corners is None:
+            if status.found is not False and (tracker.corners is None or lost > status.lost_count):
+                status.found, status.since = False, now
+                status.message = ("no board found in the picture: the whole board must be in "
+                                  "view; trying again every second")
+                self.say(f"tilecam: {status.message}")
+            status.lost_count = lost
+        elif status.found is not True and tracker.corners is not None:
+            if now - status.since >= 1.0 or status.found is None:
+                status.found, status.since, status.message = True, now, ""
+                self.say("tilecam: board found in the picture")
+
+    def preview(self, frame: np.ndarray, *, force: bool = False) -> bool:
+        """Show ``frame`` on the camera preview page with the grid the tracker uses (at most
+        every :data:`PREVIEW_INTERVAL` seconds unless ``force``); True when published."""
+        from webui.frames import GridCorners
+
+        now = time.monotonic()
+        if not force and now - self._last_preview < PREVIEW_INTERVAL:
+            return False
+        self._last_preview = now
+        shown = frame
+        if self.board.found is False:
+            shown = annotate(frame, "No board found: get the whole board in view",
+                             "or tap its corners on the calibration page")
+        ok, jpeg = cv2.imencode(".jpg", shown, [cv2.IMWRITE_JPEG_QUALITY, PREVIEW_QUALITY])
+        if not ok:
+            return False
+        latest = self.store.frames.latest(self.game_id)
+        latest.set_frame(jpeg.tobytes())
+        corners = self.pipeline.tracker.corners
+        height, width = frame.shape[:2]
+        latest.set_grid(None if corners is None else GridCorners(
+            tuple((float(x), float(y)) for x, y in np.asarray(corners).reshape(4, 2)),
+            int(width), int(height),
+        ))
+        return True
+
+    # ------------------------------------------------------------------ calibration
+
+    def _check_calibration(self) -> None:
+        """Captures made on the calibration page since the last look teach the profile; the
+        pipeline takes the new profile between turns (never in the middle of one)."""
+        from calibration.profile import Profile, ProfileError, parse_board_rows
+        from vision.sources import decode_image
+
+        saved = self.store.calibration(self.game_id)
+        fresh = {kind: entry for kind, entry in saved.items()
+                 if entry["at"] > self._calibration_seen.get(kind, 0.0)}
+        for kind, entry in fresh.items():
+            self._calibration_seen[kind] = entry["at"]
+        if fresh:
+            pipeline = self.pipeline
+            profile = self._pending_profile or pipeline.profile or Profile(
+                tileset=pipeline.tileset.code)
+            profile = copy.deepcopy(profile)
+            learnt = False
+            if "corners" in fresh:
+                data = fresh["corners"]["data"]
+                profile.corners = _scaled_corners(data, self._frame_size())
+                self.say("tilecam: grid corners taken from the calibration page")
+                learnt = True
+            for kind in ("empty", "layout"):
+                if kind not in fresh or fresh[kind]["image"] is None:
+                    continue
+                image = decode_image(fresh[kind]["image"])
+                rows = (["." * 15] * 15 if kind == "empty"
+                        else fresh[kind]["data"].get("rows", []))
+                try:
+                    rows = parse_board_rows(rows, pipeline.tileset)
+                    if image is None:
+                        raise ProfileError("the captured frame is not a readable image")
+                    report = profile.extend(image, rows)
+                except (ProfileError, ValueError) as exc:
+                    self.say(f"tilecam: the {kind} captured on the calibration page could not "
+                             f"be used: {exc}")
+                    continue
+                learnt = True
+                what = ("the empty board" if kind == "empty"
+                        else f"the layout: {report.letters} letters, {report.blanks} blanks")
+                self.say(f"tilecam: calibrated from {what} (calibration page)")
+                if report.disagreements:
+                    squares = ", ".join(f"{chr(65 + c)}{r + 1}:{t}"
+                                        for r, c, t in report.disagreements[:8])
+                    self.say(f"tilecam: no letter seen where the layout has one: {squares}")
+            if learnt:
+                self._pending_profile = profile
+                if self.profile_dir is not None:
+                    try:
+                        profile.save(self.profile_dir)
+                        self.say(f"tilecam: profile saved in {self.profile_dir}")
+                    except OSError as exc:
+                        self.say(f"tilecam: cannot save the profile in {self.profile_dir}: "
+                                 f"{exc.strerror or exc}")
+        self._take_profile()
+
+    def _take_profile(self) -> None:
+        if self._pending_profile is None or self._rebuild is None:
+            return
+        pipeline = self.pipeline
+        if pipeline.pending or pipeline.tracker.provisional:
+            return  # in the middle of a turn: the next look takes it
+        self.pipeline = self._rebuild(self._pending_profile, pipeline)
+        self._pending_profile = None
+        self._asked.clear()
+
+    def _frame_size(self) -> tuple[int, int] | None:
+        jpeg = self.store.frames.latest(self.game_id).jpeg
+        if jpeg is None:
+            return None
+        image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_REDUCED_GRAYSCALE_2)
+        if image is None:
+            return None
+        return image.shape[1] * 2, image.shape[0] * 2
+
+
+def _scaled_corners(data: dict[str, Any], frame_size: tuple[int, int] | None) -> np.ndarray:
+    """Tapped corners (in the picture the page showed, ``width`` x ``height``) in the pixels
+    of the frames the pipeline gets."""
+    points = np.asarray(data["corners"], np.float32).reshape(4, 2)
+    if frame_size is not None and data.get("width") and data.get("height"):
+        points[:, 0] *= frame_size[0] / float(data["width"])
+        points[:, 1] *= frame_size[1] / float(data["height"])
+    return points
+
+
+def annotate(frame: np.ndarray, *lines: str) -> np.ndarray:
+    """A copy of ``frame`` with ``lines`` written on a dark band at the top (for the preview
+    page, which shows frames as they are)."""
+    out = frame.copy()
+    height, width = out.shape[:2]
+    scale = max(0.5, width / 1400.0)
+    line_h = int(34 * scale)
+    band = line_h * len(lines) + int(16 * scale)
+    out[:band] = (out[:band] * 0.35).astype(out.dtype)
+    for i, text in enumerate(lines):
+        y = int(8 * scale) + line_h * (i + 1) - int(8 * scale)
+        cv2.putText(out, text, (int(14 * scale), y), cv2.FONT_HERSHEY_SIMPLEX, 0.9 * scale,
+                    (255, 255, 255), max(1, int(2 * scale)), cv2.LINE_AA)
+    return out
+
+
+def describe_state(state: dict[str, Any]) -> str:
+    """The scores of a game's state as one line: ``Ada 34 : Ben 78``."""
+    return " : ".join(f"{p['name']} {p['score']}" for p in state["players"])
+
+
+def dumps(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False)
