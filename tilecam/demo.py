@@ -165,7 +165,7 @@ def camera_config(seed: int, size: tuple[int, int] = FRAME_SIZE) -> RenderConfig
 
     base = RenderConfig.random(seed, max_tilt=20, size=size)
     return replace(
-        base, hand=False, motion_blur=0.0, glare=min(base.glare, 0.5),
+        base, hand=False, motion_blur=0.0, glare=0.0,
         board_scale=max(base.board_scale, 0.8), board_offset=(0.0, 0.0),
         rotation=base.rotation if abs(base.rotation) < 10 else 0.0,
     )

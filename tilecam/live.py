@@ -28,13 +28,12 @@ pipeline's game is replaced by the page's and the refusal is reported.
 from __future__ import annotations
 
 import copy
-import json
 import logging
 import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +53,8 @@ log = logging.getLogger(__name__)
 PREVIEW_INTERVAL = 0.4
 #: JPEG quality of preview frames.
 PREVIEW_QUALITY = 80
+#: Seconds without a failed search after which a lost board counts as found again.
+BOARD_FOUND_AFTER = 3.0
 #: The store's question kind for each kind of pipeline question.
 QUESTION_KINDS = {
     "blank": "blank_letter",
@@ -148,10 +149,9 @@ class BoardStatus:
     """Whether the board is in view, as last seen (for messages and the preview)."""
 
     found: bool | None = None  # None: not known yet
-    since: float = 0.0
-    lost_count: int = 0
+    last_failure: float = 0.0  # clock of the last failed search for the board
+    lost_count: int = 0  # the tracker's count of failed searches, as last seen
     message: str = ""
-    changes: list[str] = field(default_factory=list)
 
 
 class PageLink:
@@ -371,21 +371,28 @@ class PageLink:
     # ------------------------------------------------------------------ preview
 
     def _watch_board(self) -> None:
+        """Say when the board goes out of view (the tracker failed to find it) and when it is
+        found again; the preview shows the former."""
         tracker = self.pipeline.tracker
         status = self.board
-        lost = tracker.counters.get("lost", 0)
         now = time.monotonic()
-        if lost > status.lost_count or tracker.corners is None:
-            if status.found is not False and (tracker.corners is None or lost > status.lost_count):
-                status.found, status.since = False, now
-                status.message = ("no board found in the picture: the whole board must be in "
-                                  "view; trying again every second")
-                self.say(f"tilecam: {status.message}")
+        lost = tracker.counters.get("lost", 0)
+        if lost < status.lost_count:  # a new pipeline (new calibration) counts afresh
             status.lost_count = lost
-        elif status.found is not True and tracker.corners is not None:
-            if now - status.since >= 1.0 or status.found is None:
-                status.found, status.since, status.message = True, now, ""
-                self.say("tilecam: board found in the picture")
+        if lost > status.lost_count:
+            status.lost_count = lost
+            status.last_failure = now
+            if status.found is not False:
+                status.found = False
+                status.message = ("no board found in the picture: the whole board must be in "
+                                  "view (or tap its corners on the calibration page); trying "
+                                  "again every second")
+                self.say(f"tilecam: {status.message}")
+        elif tracker.corners is not None and status.found is not True and (
+            status.found is None or now - status.last_failure >= BOARD_FOUND_AFTER
+        ):
+            status.found, status.message = True, ""
+            self.say("tilecam: board found in the picture")
 
     def preview(self, frame: np.ndarray, *, force: bool = False) -> bool:
         """Show ``frame`` on the camera preview page with the grid the tracker uses (at most
@@ -516,11 +523,3 @@ def annotate(frame: np.ndarray, *lines: str) -> np.ndarray:
                     (255, 255, 255), max(1, int(2 * scale)), cv2.LINE_AA)
     return out
 
-
-def describe_state(state: dict[str, Any]) -> str:
-    """The scores of a game's state as one line: ``Ada 34 : Ben 78``."""
-    return " : ".join(f"{p['name']} {p['score']}" for p in state["players"])
-
-
-def dumps(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False)
