@@ -20,8 +20,8 @@ The real game (``../shared/data/photos/scrabscrap-game01`` beside the repository
 growing from confirmed moves.  The game's record answers the questions the pipeline asks
 (standing in for the players) and says which of them corrected a misread.
 
-Usage: ``.venv/bin/python bench/eval_replay.py [--games 20] [--first-seed 1] [--no-real]
-[--no-rendered] [--size 1280x720]``
+Usage: ``.venv/bin/python bench/eval_replay.py [--games 20] [--first-seed 1] [--seeds 2,12]
+[--no-real] [--no-rendered] [--size 1280x720]``
 """
 
 from __future__ import annotations
@@ -305,16 +305,23 @@ def run_rendered(seed: int, words: object, size: tuple[int, int], lexicon: objec
     expected = expected_game(steps)
     config = camera_config(seed, size)
     profile = calibrated_profile(seed, config)
-    truth = [dict(e.play.placement.tiles) if e.play is not None else None
-             for e in expected.events if e.kind is not EventKind.WITHDRAWN]
+    turns = [e for e in expected.events if e.kind is not EventKind.WITHDRAWN]
+    truth = [dict(e.play.placement.tiles) if e.play is not None else None for e in turns]
 
     def players_answer(question: object) -> str | None:
-        # The players know their tiles: the script answers a blank's or a letter's question
-        # about the turn being settled (the next one the game has not got yet).
+        # The players know their tiles: the script answers the questions about the turn
+        # being settled (the next one the game has not got yet): a blank's or a letter's,
+        # or what was played when the rules refused what was read.
         square = question.square  # type: ignore[attr-defined]
-        done = [e for e in pipeline.game.events if e.kind is not EventKind.WITHDRAWN]
-        tiles = truth[len(done)] if len(done) < len(truth) else None
-        return tiles.get(square) if tiles and square in tiles else None
+        done = len([e for e in pipeline.game.events if e.kind is not EventKind.WITHDRAWN])
+        if done >= len(truth) or truth[done] is None:
+            return None
+        if question.kind == "placement":  # type: ignore[attr-defined]
+            play = turns[done].play
+            assert play is not None
+            return f"{play.position} {play.gcg_word}"
+        tiles = truth[done]
+        return tiles.get(square) if square in tiles else None  # type: ignore[union-attr]
 
     pipeline = Pipeline(["one", "two"], profile=profile, tileset="en", lexicon=lexicon,
                         tracker_config=TrackerConfig(quiet_seconds=QUIET),
@@ -435,6 +442,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--first-seed", type=int, default=1)
+    parser.add_argument("--seeds", default=None, help="comma-separated seeds (instead)")
     parser.add_argument("--size", default="1280x720")
     parser.add_argument("--no-real", action="store_true")
     parser.add_argument("--no-rendered", action="store_true")
@@ -453,7 +461,9 @@ def main() -> int:
         size = tuple(int(v) for v in args.size.split("x"))
         totals = dict(expected=0, found=0, missed=0, invented=0, wrong_score=0, questions=0)
         print(f"\n== rendered games ({args.size}, quiet period {QUIET} s)")
-        for seed in range(args.first_seed, args.first_seed + args.games):
+        seeds = ([int(v) for v in args.seeds.split(",")] if args.seeds else
+                 list(range(args.first_seed, args.first_seed + args.games)))
+        for seed in seeds:
             result = run_rendered(seed, lexicon, size, lexicon)  # type: ignore[arg-type]
             for key in totals:
                 totals[key] += getattr(result, key)

@@ -451,6 +451,7 @@ class Pipeline:
         if not state.questions:
             self._check_unsure(state)
             state.tiles, state.notes = self._infer(state)
+            self._check_words(state)
         open_questions = [q for q in state.questions if q.answer is None]
         if open_questions and self.hold:
             return None
@@ -622,6 +623,49 @@ class Pipeline:
                 square=square, guess=letter or None,
             ))
         return tiles, notes
+
+    def _check_words(self, state: _Pending) -> None:
+        """Words not in the word list: a phony, or a letter misread with confidence.
+
+        When changing exactly one tile's letter (to one letter) makes every word valid, the
+        players are asked which it is; Tesseract's reading of that tile decides the guess.
+        Otherwise the move stands as read, with a note (a phony is the players' to challenge).
+        """
+        if self.lexicon is None or state.questions or not state.tiles:
+            return
+        board = self.game.board
+        tiles = state.tiles
+        if self._solve(board, tiles, [], self.tileset.letters):
+            return
+        try:
+            formed = words_with_unknown_blanks(board, tiles)
+        except (ValueError, KeyError):
+            return
+        invalid = ["".join(str(t) for t in word) for word in formed
+                   if "".join(str(t) for t in word) not in self.lexicon]
+        candidates: list[tuple[Square, str]] = []
+        for square, letter in sorted(tiles.items()):
+            if letter != letter.upper():
+                continue  # a blank: any letter was already tried
+            for solution in self._solve(board, tiles, [square], self.tileset.letters):
+                candidates.append((square, solution[square]))
+        if len(candidates) != 1:
+            state.notes.append(f"not in the word list: {', '.join(invalid)} (a phony?)")
+            return
+        square, alternative = candidates[0]
+        read = tiles[square]
+        guess = read
+        glyph = self._reads[square].glyphs.get(square) if square in self._reads else None
+        if glyph is not None:
+            second = self.tesseract.read([glyph.ink])[0]
+            if second.letter == alternative:
+                guess = alternative
+        state.questions.append(self._ask(
+            "letter",
+            f"{', '.join(invalid)} is not in the word list: is the tile on {self.name(square)} "
+            f"{alternative} (read as {read}), or is the play a phony?",
+            square=square, choices=[alternative, read], guess=guess,
+        ))
 
     def _solve(self, board: Any, tiles: dict[Square, str], unknown: list[Square],
                letters: Sequence[str]) -> list[dict[Square, str]]:

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from vision.geometry import GRID_SIZE, as_corners
+from vision.geometry import GRID_SIZE, as_corners, grid_to_image, project
 from vision.locate import BoardNotFound, check_corners, locate_board
 from vision.occupancy import OccupancyModel
 from vision.rectify import rectify
@@ -394,9 +394,38 @@ class Tracker:
             self.counters["lost"] += 1
             log.info("board not found at %.2f s: %s", time, exc)
             return False
-        self.corners = location.corners
+        self.corners = self._registered(frame, location.corners)
         self._previous_blocks = None
         return True
+
+    def _registered(self, frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
+        """The grid found, moved by whole squares if that fits the known tiles better.
+
+        On a board crowded along an edge the search can take the frame's edge for a grid line
+        and return a grid one square off; the tiles known to be on the board tell which
+        placement of the grid is right.
+        """
+        if int(self.known.sum()) < 3:
+            return corners
+        to_image = grid_to_image(corners)
+        best, best_score = corners, -1.0
+        for dy in (0, -1, 1):
+            for dx in (0, -1, 1):
+                shifted = project(to_image, np.array(
+                    [[dx, dy], [SIZE + dx, dy], [SIZE + dx, SIZE + dy], [dx, SIZE + dy]],
+                    np.float64,
+                )).astype(np.float32)
+                grid = rectify(frame, shifted, 16)
+                occupied, _ = self.occupancy.predict(grid)
+                # Agreement on the known tiles, then on the rest; the unshifted grid wins ties.
+                score = float((occupied & self.known).sum()) - float(
+                    (occupied & ~self.known).sum()
+                ) * 0.5 - 0.1 * (dx != 0 or dy != 0)
+                if score > best_score:
+                    best, best_score = shifted, score
+        if best is not corners:
+            log.info("grid found one square off; moved to fit the known tiles")
+        return best
 
     def _view(self, time: float, frame: np.ndarray) -> _View:
         assert self.corners is not None
