@@ -8,8 +8,11 @@ view of it shifts and turns a little), and once a player lays a phony which is t
 the board after the quiet period.  Passes and exchanges, which a camera cannot see, are entered
 the way the page's buttons would (straight into the game).  The profile is calibrated from one
 rendered photo of a board holding every letter, from the same camera.  Expected: the same
-sequence of placements (and the withdrawal) put through :class:`scorer.game.Game`.  Counted:
-moves found, moves missed, moves invented, moves with a wrong score, questions asked.
+sequence of placements (and the withdrawal) put through :class:`scorer.game.Game`.  The
+pipeline's questions are answered as the players would (they know what they laid): a blank's
+letter, a letter's, or the play when the rules refused what was read.  Counted: moves found,
+moves missed, moves invented, moves with a wrong score, questions asked (each one a moment the
+players had to confirm something).
 
 Timestamps: 10 frames a second while a hand moves, 4 a second while the board is still (the
 tracker works on timestamps, so this only saves rendering time).  The quiet period that commits a

@@ -548,87 +548,96 @@ class Pipeline:
         )
 
     def _infer(self, state: _Pending) -> tuple[dict[Square, str], list[str]]:
-        """Letters for the read squares, the dictionary's inferences, and questions."""
+        """Letters for the read squares, the dictionary's inferences, and questions.
+
+        Unknown are: blanks (a tile without a glyph, while blanks are left), *unreadable*
+        tiles (no letter: a glyph nothing could read, or no glyph once every blank is on the
+        board) and *unsure* letters (read without confidence).
+        """
         tiles: dict[Square, str] = {}
         notes: list[str] = []
         blanks: list[Square] = []
+        unreadable: list[Square] = []
         unsure: list[Square] = []
-        for square, (letter, confidence, _) in state.read.items():
-            if not letter:
-                unsure.append(square)
-                tiles[square] = BLANK
-            elif letter == BLANK:
+        blanks_left = self.game.unseen()[BLANK]
+        for square, (letter, confidence, _) in sorted(state.read.items()):
+            if letter == BLANK and blanks_left > len(blanks):
                 blanks.append(square)
-                tiles[square] = BLANK
+            elif not letter or letter == BLANK:
+                unreadable.append(square)
             else:
                 tiles[square] = letter
                 if confidence < UNSURE:
                     unsure.append(square)
+                continue
+            tiles[square] = BLANK
         letters = self.tileset.letters
         board = self.game.board
-        if self.lexicon is not None and (blanks or unsure):
-            # First: do the letters as read make every word valid (blanks aside)?
-            solutions = self._solve(board, tiles, blanks, letters)
-            if unsure and len(solutions) == 0:
-                # Then: the unsure letters as unknowns.
-                trial = {sq: (BLANK if sq in unsure else t) for sq, t in tiles.items()}
-                solutions = self._solve(board, trial, blanks + unsure, letters)
-                if len(solutions) == 1:
-                    for square, letter in solutions[0].items():
-                        if square in unsure:
-                            notes.append(
-                                f"{self.name(square)}: read {state.read[square][0] or 'nothing'}"
-                                f" without confidence, taken as {letter}: the only letter "
-                                "that makes every word valid"
-                            )
-                            tiles[square] = letter
-                    unsure = []
-                    solutions = [{sq: v for sq, v in solutions[0].items() if sq in blanks}]
+        settled: dict[Square, str] = {}
+        if self.lexicon is not None and (blanks or unreadable or unsure):
+            # First with the unsure letters as read, then with them unknown too.
+            solutions = self._solve(board, tiles, blanks + unreadable, letters)
+            if unsure and solutions:
+                notes.append("unsure letters confirmed by the dictionary: "
+                             + ", ".join(f"{self.name(sq)} {tiles[sq]}" for sq in unsure))
+                unsure = []
             elif unsure:
-                if solutions:
+                trial = {sq: (BLANK if sq in unsure else t) for sq, t in tiles.items()}
+                solutions = self._solve(board, trial, blanks + unreadable + unsure, letters)
+            if len(solutions) == 1:
+                settled = solutions[0]
+                for square in unsure + unreadable:
+                    was = state.read[square][0]
                     notes.append(
-                        "unsure letters confirmed by the dictionary: "
-                        + ", ".join(f"{self.name(sq)} {tiles[sq]}" for sq in unsure)
+                        f"{self.name(square)}: read {was if was not in ('', BLANK) else 'nothing'}"
+                        f", taken as {settled[square]}: the only letter that makes every "
+                        "word valid"
                     )
-                    unsure = []
-            if blanks and len(solutions) == 1:
-                for square, letter in solutions[0].items():
-                    tiles[square] = letter.lower()
-                    notes.append(
-                        f"blank on {self.name(square)} is {letter}: the only letter that "
-                        "makes every word valid"
-                    )
-                blanks = []
-            elif blanks:
-                choices = sorted({s[sq] for s in solutions for sq in blanks if sq in s})
+                    tiles[square] = settled[square]
                 for square in blanks:
-                    options = sorted({s[square] for s in solutions if square in s})
+                    tiles[square] = settled[square].lower()
+                    notes.append(f"blank on {self.name(square)} is {settled[square]}: the "
+                                 "only letter that makes every word valid")
+                blanks, unreadable, unsure = [], [], []
+            else:
+                options = {sq: sorted({s[sq] for s in solutions if sq in s})
+                           for sq in blanks + unreadable + unsure}
+                for square in blanks:
                     state.questions.append(self._ask(
                         "blank", f"which letter is the blank on {self.name(square)}?",
-                        square=square,
-                        choices=[c.lower() for c in options or choices],
-                        guess=(options[0].lower() if options else None),
+                        square=square, choices=[c.lower() for c in options[square]],
+                        guess=options[square][0].lower() if options[square] else None,
                     ))
-                blanks = []
+                for square in unreadable + unsure:
+                    read = tiles[square] if tiles[square] != BLANK else None
+                    state.questions.append(self._ask(
+                        "letter",
+                        f"the tile on {self.name(square)} was read as {read or 'nothing'} "
+                        "without confidence: which letter is it?",
+                        square=square, choices=options[square],
+                        guess=read or (options[square][0] if options[square] else None),
+                    ))
+                return tiles, notes
         for square in blanks:
             state.questions.append(self._ask(
                 "blank", f"which letter is the blank on {self.name(square)}?", square=square,
             ))
-        for square in unsure:
-            letter = state.read[square][0]
+        for square in unreadable + unsure:
+            read = tiles[square] if tiles[square] != BLANK else None
             state.questions.append(self._ask(
                 "letter",
-                f"the tile on {self.name(square)} was read as {letter or 'nothing'} without "
+                f"the tile on {self.name(square)} was read as {read or 'nothing'} without "
                 "confidence: which letter is it?",
-                square=square, guess=letter or None,
+                square=square, guess=read,
             ))
         return tiles, notes
 
     def _check_words(self, state: _Pending) -> None:
         """Words not in the word list: a phony, or a letter misread with confidence.
 
-        When changing exactly one tile's letter (to one letter) makes every word valid, the
-        players are asked which it is; Tesseract's reading of that tile decides the guess.
+        When changing one tile's letter makes every word valid (the only such change, or the
+        only one Tesseract's reading of the tiles supports), the players are asked which it
+        is; the guess is Tesseract's when it supports the change, else the letter as read.
         Otherwise the move stands as read, with a note (a phony is the players' to challenge).
         """
         if self.lexicon is None or state.questions or not state.tiles:
@@ -649,17 +658,22 @@ class Pipeline:
                 continue  # a blank: any letter was already tried
             for solution in self._solve(board, tiles, [square], self.tileset.letters):
                 candidates.append((square, solution[square]))
-        if len(candidates) != 1:
+        # Tesseract's reading of the move's tiles (one call) picks among several candidates.
+        read_squares = [sq for sq in sorted(tiles) if sq in self._reads
+                        and self._reads[sq].glyphs.get(sq) is not None]
+        second: dict[Square, str] = {}
+        if candidates and read_squares:
+            answers = self.tesseract.read([self._reads[sq].glyphs[sq].ink for sq in read_squares])
+            second = {sq: a.letter for sq, a in zip(read_squares, answers, strict=True)}
+        supported = [(sq, letter) for sq, letter in candidates if second.get(sq) == letter]
+        if len(supported) == 1:
+            (square, alternative), guess = supported[0], supported[0][1]
+        elif len(candidates) == 1:
+            (square, alternative), guess = candidates[0], tiles[candidates[0][0]]
+        else:
             state.notes.append(f"not in the word list: {', '.join(invalid)} (a phony?)")
             return
-        square, alternative = candidates[0]
         read = tiles[square]
-        guess = read
-        glyph = self._reads[square].glyphs.get(square) if square in self._reads else None
-        if glyph is not None:
-            second = self.tesseract.read([glyph.ink])[0]
-            if second.letter == alternative:
-                guess = alternative
         state.questions.append(self._ask(
             "letter",
             f"{', '.join(invalid)} is not in the word list: is the tile on {self.name(square)} "
