@@ -57,7 +57,7 @@ PREVIEW_QUALITY = 80
 BOARD_FOUND_AFTER = 3.0
 #: The store's question kind for each kind of pipeline question.
 QUESTION_KINDS = {
-    "blank": "blank_letter",
+    "blank": "blank_tile",
     "letter": "unsure_letter",
     "placement": "refused_placement",
     "no_placement": "no_placement",
@@ -189,6 +189,8 @@ class PageLink:
             kind: entry["at"] for kind, entry in self.store.calibration(game_id).items()
         }
         self._pending_profile: Profile | None = None
+        #: calibration layout standing on the board, until the new pipeline is told of it
+        self._on_board: list[str] | None = None
         self._last_preview = 0.0
         self.board = BoardStatus()
         self.reports: list[MoveReport] = []
@@ -252,16 +254,35 @@ class PageLink:
                 if not any(q.id == asked.pipeline_id for q in self.pipeline.pending):
                     continue
                 answer = str(question.answer).strip()
-                if asked.kind == "blank":
-                    answer = answer.lower()
-                elif asked.kind == "letter":
-                    answer = answer.upper()
+                if asked.kind in ("blank", "letter"):
+                    letter = self._one_letter(answer)
+                    if letter is None:
+                        self.say(f"       {answer!r} answered on the page is not one letter: "
+                                 "asked again")
+                        pending = next(q for q in self.pipeline.pending
+                                       if q.id == asked.pipeline_id)
+                        self._asked[asked.pipeline_id] = self.ask(pending)
+                        continue
+                    answer = letter.lower() if asked.kind == "blank" else letter
                 self.say(f"       answered on the page: {answer}")
                 out = self.pipeline.answer(asked.pipeline_id, answer)
                 self._after(out)
                 reports.extend(out)
             self._check_calibration()
         return reports
+
+    def _one_letter(self, text: str) -> str | None:
+        """``text`` as one letter of the game's tile set (upper case), or None."""
+        from scorer.tiles import BLANK, TileError
+
+        tileset = self.pipeline.tileset
+        try:
+            tiles = tileset.split(text.upper())
+        except TileError:
+            return None
+        if len(tiles) != 1 or tiles[0] == BLANK or tiles[0] not in tileset.counts:
+            return None
+        return tiles[0]
 
     def wait_and_poll(self, timeout: float) -> list[MoveReport]:
         """Wait up to ``timeout`` seconds for the game to change on the page, then :meth:`poll`
@@ -423,8 +444,13 @@ class PageLink:
     # ------------------------------------------------------------------ calibration
 
     def _check_calibration(self) -> None:
-        """Captures made on the calibration page since the last look teach the profile; the
-        pipeline takes the new profile between turns (never in the middle of one)."""
+        """Captures made on the calibration page since the last look teach the profile.
+
+        A captured layout or empty board means the board is being calibrated, not played on:
+        the pipeline starts afresh with the new profile at once, whatever it was making of the
+        calibration tiles (a question about them is closed), and the layout's tiles are
+        expected to be cleared off before play (their removal is no move).  New corners alone
+        are taken between turns."""
         from calibration.profile import Profile, ProfileError, parse_board_rows
         from vision.sources import decode_image
 
@@ -439,6 +465,7 @@ class PageLink:
                 tileset=pipeline.tileset.code)
             profile = copy.deepcopy(profile)
             learnt = False
+            layout: list[str] | None = None
             if "corners" in fresh:
                 data = fresh["corners"]["data"]
                 profile.corners = _scaled_corners(data, self._frame_size())
@@ -460,6 +487,7 @@ class PageLink:
                              f"be used: {exc}")
                     continue
                 learnt = True
+                layout = rows
                 what = ("the empty board" if kind == "empty"
                         else f"the layout: {report.letters} letters, {report.blanks} blanks")
                 self.say(f"tilecam: calibrated from {what} (calibration page)")
@@ -469,6 +497,8 @@ class PageLink:
                     self.say(f"tilecam: no letter seen where the layout has one: {squares}")
             if learnt:
                 self._pending_profile = profile
+                if layout is not None:
+                    self._on_board = layout
                 if self.profile_dir is not None:
                     try:
                         profile.save(self.profile_dir)
@@ -482,11 +512,42 @@ class PageLink:
         if self._pending_profile is None or self._rebuild is None:
             return
         pipeline = self.pipeline
-        if pipeline.pending or pipeline.tracker.provisional:
+        if self._on_board is None and (pipeline.pending or pipeline.tracker.provisional):
             return  # in the middle of a turn: the next look takes it
+        for asked in self._asked.values():
+            # Questions about calibration tiles have no answer: close them on the page.
+            try:
+                self.post(f"questions/{asked.store_id}/answer",
+                          {"answer": "calibration tiles, not a move"})
+            except LinkError as exc:
+                log.info("question %d could not be closed: %s", asked.store_id, exc)
+        self._asked.clear()
         self.pipeline = self._rebuild(self._pending_profile, pipeline)
         self._pending_profile = None
-        self._asked.clear()
+        if self._on_board is not None:
+            self._expect_cleared(self._on_board)
+            self._on_board = None
+        self._version = self.store.version(self.game_id)
+
+    def _expect_cleared(self, rows: Sequence[str]) -> None:
+        """Tell the new tracker that the layout's tiles stand on the board but belong to no
+        move: it takes them as the last move, so that clearing them away is a withdrawal,
+        which the pipeline ignores when the game has no play to withdraw."""
+        tracker = self.pipeline.tracker
+        game_rows = self.pipeline.game.board.rows()
+        extra = np.array([[ch != "." and game_rows[r][c] == "." for c, ch in enumerate(row)]
+                          for r, row in enumerate(rows)], bool)
+        if not extra.any():
+            return
+        if self.pipeline.game.last_play() is not None:
+            # Taking them off would withdraw the game's last play: they must be read as new
+            # tiles, and the players told.
+            self.say("tilecam: take the calibration tiles off the board before the next move")
+            return
+        # The tracker keeps squares as the camera sees them: upright rows turned back.
+        seen = np.rot90(extra, -tracker.orientation)
+        tracker.known = tracker.known | seen
+        tracker.last_move = {(int(r), int(c)) for r, c in np.argwhere(seen)}
 
     def _frame_size(self) -> tuple[int, int] | None:
         jpeg = self.store.frames.latest(self.game_id).jpeg
