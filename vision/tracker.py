@@ -360,7 +360,7 @@ class Tracker:
             px = self.config.settle_px
             grid = self.stable.image[px:-px, px:-px]
             small = cv2.resize(grid, (SIZE * 16, SIZE * 16), interpolation=cv2.INTER_AREA)
-            self._occupancy_memory.append((small, known.copy()))
+            self._occupancy_memory.append((small, self.known.copy()))
             self._occupancy_memory = self._occupancy_memory[-self.config.occupancy_memory :]
 
     def refit_occupancy(self, base: Sequence[tuple[np.ndarray, np.ndarray]] = ()) -> bool:
