@@ -70,8 +70,12 @@ def test_held_question_waits_for_the_players(rendered_profile):
     [question] = pipeline.pending
     assert question.kind == "blank" and question.square == Square(7, 7)
     assert pipeline.game.events == []  # nothing scored while the question is open
+    assert pipeline.state()["pending"][0]["square"] == "H8"
     [report] = pipeline.answer(question.id, "a")
     assert report.word == "ZEBRa" and report.questions[0].answered_by == "players"
+    state = pipeline.state()
+    assert state["pending"] == [] and state["moves"][0]["word"] == "ZEBRa"
+    assert state["scores"] == {"ann": report.score, "ben": 0}
 
 
 def _known_boards() -> dict[int, list[str]]:

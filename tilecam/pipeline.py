@@ -256,6 +256,18 @@ class Pipeline:
             raise KeyError(f"no open question {question_id}")
         return self._handle([])
 
+    def state(self) -> dict[str, Any]:
+        """What the page shows, as plain JSON types: the turns so far, the open questions,
+        the squares of the move being laid (not yet committed) and the tracker's counters."""
+        return {
+            "moves": [report.to_dict() for report in self.reports],
+            "pending": [question.to_dict() for question in self.pending],
+            "provisional": [self.name(Square(r, c))
+                            for r, c in self.tracker.provisional_squares],
+            "scores": dict(zip(self.game.players, self.game.scores, strict=True)),
+            "tracker": dict(self.tracker.counters),
+        }
+
     @property
     def pending(self) -> list[Question]:
         """Questions not answered yet."""
