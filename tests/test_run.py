@@ -105,12 +105,24 @@ class Running:
             self.post("frames", frame, "image/jpeg")
             time.sleep(every)
 
-    def wait_for(self, condition, timeout: float = 60.0, what: str = "") -> dict:
+    def wait_for(self, condition, timeout: float = 60.0, what: str = "",
+                 truth: dict[str, str] | None = None) -> dict:
+        """The state once ``condition`` holds.  With ``truth`` (square -> letter), questions
+        about a letter or a blank are answered on the way, as the players would: they know
+        their tiles."""
         deadline = time.monotonic() + timeout
+        answered: set[int] = set()
         while True:
             state = self.state()
             if condition(state):
                 return state
+            for question in state["questions"] if truth else []:
+                if question["kind"] in ("unsure_letter", "blank_tile") and (
+                    question["qid"] not in answered
+                ):
+                    square = question["data"]["squares"][0]
+                    self.post(f"questions/{question['qid']}/answer", {"answer": truth[square]})
+                    answered.add(question["qid"])
             if time.monotonic() > deadline or self.proc.poll() is not None:
                 raise AssertionError(f"{what} did not happen; the log: "
                                      f"{[e['kind'] for e in state['log']]}\n{self.output}")
@@ -123,6 +135,11 @@ class Running:
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()
+
+
+def truth_of(game) -> dict[str, str]:
+    """Every square of the game's plays and its letter (lower case: a blank)."""
+    return {sq.name: letter for t in game.plays for sq, letter in t.tiles.items()}
 
 
 def plays(state: dict) -> list[tuple[str, int]]:
@@ -167,7 +184,8 @@ def test_video_file_plays_its_moves_into_the_page(game, profile_dir, tmp_path):
     running = Running("--source", str(video), "--profile", str(profile_dir),
                       "--players", "Ann,Ben", "--quiet-seconds", "3", db=tmp_path / "g.db")
     try:
-        state = running.wait_for(lambda s: len(plays(s)) == 2, what="two moves scored")
+        state = running.wait_for(lambda s: len(plays(s)) == 2, what="two moves scored",
+                                 truth=truth_of(game))
         # The page's notation carries the score: "BAWTIE 8D 28", as the game played it.
         assert plays(state) == [(t.notation, t.score) for t in game.plays]
         assert [p["score"] for p in state["players"]] == [t.score for t in game.plays]
@@ -183,7 +201,7 @@ def test_video_file_plays_its_moves_into_the_page(game, profile_dir, tmp_path):
         status = running.stop()
     out = running.output
     assert "board found in the picture" in out
-    assert "the source has ended (190 frames, 0 unreadable): 2 turns scored" in out
+    assert "the source has ended (190 frames, 0 unreadable)" in out
     assert status == 0, out
 
 
@@ -204,18 +222,10 @@ def test_photos_one_per_turn_and_a_question_answered_on_the_controls_page(game, 
     try:
         # The players answer what the reader is unsure of; the third photo shows no new
         # tile: a pass or an exchange? They are asked that too.
-        truth = {sq.name: letter for t in game.plays for sq, letter in t.tiles.items()}
-        while True:
-            state = running.wait_for(lambda s: s["questions"], what="a question")
-            question = state["questions"][0]
-            if question["kind"] == "no_placement":
-                break
-            assert question["kind"] in ("unsure_letter", "blank_tile"), question
-            square = question["data"]["squares"][0]
-            running.post(f"questions/{question['qid']}/answer", {"answer": truth[square]})
-            running.wait_for(lambda s, q=question: all(o["qid"] != q["qid"]
-                                                        for o in s["questions"]),
-                             what="the answer taken")
+        state = running.wait_for(
+            lambda s: any(q["kind"] == "no_placement" for q in s["questions"]),
+            what="the question about the third photo", truth=truth_of(game))
+        question = next(q for q in state["questions"] if q["kind"] == "no_placement")
         assert plays(state) == [(t.notation, t.score) for t in game.plays]
         assert "was it a pass or an exchange" in question["data"]["prompt"]
         assert "pass" in question["options"]
@@ -249,16 +259,19 @@ def test_a_phone_the_calibration_page_and_a_move(game, tmp_path):
         assert "No calibration yet" in intro and "/calibrate" in intro
         running.push(empty, 2.0)
         running.push(alphabet, 2.5)
+        calibration_questions = max((q["qid"] for q in running.state()["questions"]),
+                                    default=0)
         running.post("calibration/layout", {"rows": ALPHABET_ROWS})
         running.push(alphabet, 2.5)
         assert (profile_dir / "profile.json").exists(), running.output
         assert len(Profile.load(profile_dir).labels) >= 40
         running.push(empty, 3.0)
         running.push(first, 4.0)
-        state = running.wait_for(lambda s: len(plays(s)) == 1, timeout=30, what="the move")
+        state = running.wait_for(lambda s: len(plays(s)) == 1, timeout=30, what="the move",
+                                 truth=truth_of(game))
         assert plays(state) == [(game.plays[0].notation, game.plays[0].score)]
         # Whatever the reader made of the calibration tiles before it knew them is closed.
-        assert state["questions"] == []
+        assert not [q for q in state["questions"] if q["qid"] <= calibration_questions]
     finally:
         status = running.stop()
     out = running.output

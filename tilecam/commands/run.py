@@ -238,7 +238,7 @@ def run(args: argparse.Namespace) -> int:
                                 strict=True))
         counters = frames.counters()
         say(f"tilecam: the source has ended ({counters['frames_read']} frames, "
-            f"{counters['corrupt_skipped']} unreadable): {len(link.reports)} turns scored, "
+            f"{counters['corrupt_skipped']} unreadable): {_turns(len(link.reports))} scored, "
             f"{scores}.")
         if link.pipeline.pending:
             say(f"tilecam: {len(link.pipeline.pending)} question(s) wait for an answer on the "
@@ -306,6 +306,10 @@ def _introduce(server: LiveServer, game_id: str, pin: str, args: argparse.Namesp
                      "controls page.")
     for line in lines:
         print(line, flush=True)
+
+
+def _turns(count: int) -> str:
+    return f"{count} turn" if count == 1 else f"{count} turns"
 
 
 def _print_move(report: MoveReport) -> None:
