@@ -321,7 +321,7 @@ def run_live(args: argparse.Namespace) -> int:
     def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, stop)
+    previous_handler = signal.signal(signal.SIGTERM, stop)
     status = 1
     try:
         print(_header(demo), flush=True)
@@ -347,6 +347,7 @@ def run_live(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        signal.signal(signal.SIGTERM, previous_handler)
         server.stop()
         store.close()
     return status

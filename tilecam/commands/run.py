@@ -200,7 +200,7 @@ def run(args: argparse.Namespace) -> int:
     def stop_on_signal(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, stop_on_signal)
+    previous_handler = signal.signal(signal.SIGTERM, stop_on_signal)
 
     def relay() -> None:
         # Answers, corrections and calibration made on the page, taken in while frames flow
@@ -250,6 +250,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        signal.signal(signal.SIGTERM, previous_handler)
         stop.set()
         if frames is not None:
             frames.close()
