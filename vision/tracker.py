@@ -8,9 +8,9 @@ Per frame (a couple of milliseconds at 1280x720):
 
 1. the grid is warped to a small top-down image (8 px a square) with one square of margin
    around it, where an arm reaching over the board's edge shows;
-2. block means of that image are compared with the previous frame's; any block that changed
-   by more than ``motion_threshold`` grey levels means something is moving (a hand, a shadow
-   passing, the camera being bumped).
+2. block means of that image are compared with the previous frame's; a few blocks that
+   changed by more than ``motion_threshold`` grey levels mean something is moving (a hand, a
+   shadow passing, the camera being bumped).
 
 Once nothing has moved for ``settle_seconds`` the board has *settled* and is examined once
 (tens of milliseconds):
@@ -81,8 +81,10 @@ class TrackerConfig:
     motion_px: int = 8
     #: Pixels per square of the image examined when the board has settled.
     settle_px: int = 32
-    #: Block-mean change (grey levels) between consecutive frames that counts as motion.
+    #: Block-mean change (grey levels) between consecutive frames that counts as motion...
     motion_threshold: float = 7.0
+    #: ... in at least this many half-square blocks.
+    motion_blocks: int = 3
     #: Stillness needed before the board counts as settled.
     settle_seconds: float = 0.6
     #: While settled and unchanged, how often the view is examined again (follows light drift).
@@ -307,9 +309,11 @@ class Tracker:
         motion_image = rectify(frame, self.corners, self.config.motion_px, self.config.motion_px)
         blocks = _blocks(motion_image, 2 * (SIZE + 2))
         previous, self._previous_blocks = self._previous_blocks, blocks
-        moving = previous is None or float(np.abs(blocks - previous).max()) > (
-            self.config.motion_threshold
-        )
+        # Sensor noise and compression flicker single blocks by about the threshold; a hand,
+        # a tile or a moved board changes many.
+        moving = previous is None or int(
+            (np.abs(blocks - previous).max(axis=2) > self.config.motion_threshold).sum()
+        ) >= self.config.motion_blocks
         if moving:
             self._still_since = None
             self._last_activity = time
@@ -457,9 +461,19 @@ class Tracker:
         occupied, _ = self.occupancy.predict(
             cv2.resize(grid, (SIZE * 16, SIZE * 16), interpolation=cv2.INTER_AREA)
         )
+        relocated = bool(events) and isinstance(events[-1], BoardRelocated)
         if self.stable is None:
             # Nothing to compare with yet: the tiles not known to be there are new.
             changed = occupied & ~self.known
+            ring_changed = np.zeros((2 * SIZE + 4, 2 * SIZE + 4), bool)
+        elif relocated:
+            # The views before and after a bump differ in geometry, so pixels are not
+            # compared; what can be is which squares hold a tile in each.
+            before = self.stable.image[px:-px, px:-px]
+            was_occupied, _ = self.occupancy.predict(
+                cv2.resize(before, (SIZE * 16, SIZE * 16), interpolation=cv2.INTER_AREA)
+            )
+            changed = occupied != was_occupied
             ring_changed = np.zeros((2 * SIZE + 4, 2 * SIZE + 4), bool)
         else:
             expected = _illumination_fit(self.stable.blocks, view.blocks)
@@ -471,7 +485,7 @@ class Tracker:
         added = occupied & ~self.known & changed
         removed = ~occupied & self.known & changed
         near = cv2.dilate((added | removed).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-        unexplained = changed & ~near
+        unexplained = changed & ~near & (not relocated)
         # The margin next to squares that gained or lost a tile shows those tiles' sides.
         near_ring = cv2.resize(
             np.pad(near.astype(np.uint8), 1), (2 * SIZE + 4, 2 * SIZE + 4),
