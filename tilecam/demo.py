@@ -266,6 +266,10 @@ class DemoResult:
     seconds: float = 0.0
     #: seconds spent in the pipeline (feeding frames, answering), rendering left out
     pipeline_seconds: float = 0.0
+    #: seconds each frame's feed took (the tracker, and reading and scoring when it decides),
+    #: on the clock and in this thread's CPU time (which other processes do not inflate)
+    frame_seconds: list[float] = field(default_factory=list)
+    frame_cpu_seconds: list[float] = field(default_factory=list)
     final_scores: dict[str, int] = field(default_factory=dict)
     expected_final: dict[str, int] | None = None
     problems: list[str] = field(default_factory=list)
@@ -427,7 +431,10 @@ class DemoRun:
         pipeline = self.pipeline
         stamp = self.camera.time
         for stamp, image in frames:
+            spent, cpu = self.result.pipeline_seconds, time.thread_time()
             reports = self._timed(lambda s=stamp, f=image: pipeline.feed(s, f))
+            self.result.frame_cpu_seconds.append(time.thread_time() - cpu)
+            self.result.frame_seconds.append(self.result.pipeline_seconds - spent)
             self.result.frames += 1
             self._handle(reports)
             self.on_frame(stamp, image)
