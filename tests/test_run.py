@@ -20,6 +20,7 @@ import urllib.request
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from calibration.profile import Profile
@@ -257,7 +258,17 @@ def test_a_phone_the_calibration_page_and_a_move(game, tmp_path):
         assert f"/games/{running.game_id}/phone on a phone" in intro
         assert "needs HTTPS" in intro or "only for an HTTPS page" in intro
         assert "No calibration yet" in intro and "/calibrate" in intro
-        running.push(empty, 2.0)
+        # The phone shows the table but not the board: said, shown, and tried again.
+        rng = np.random.default_rng(5)
+        table = jpeg(rng.integers(90, 110, (720, 1280, 3), dtype=np.uint8))
+        running.push(table, 2.5)
+        assert "no board found in the picture" in running.output
+        with urllib.request.urlopen(running.api("grid"), timeout=10) as response:
+            assert json.load(response)["grid"] is None
+        with urllib.request.urlopen(running.api("frame.jpg"), timeout=10) as response:
+            assert response.read(2) == b"\xff\xd8"
+        running.push(empty, 4.0)
+        assert "board found in the picture" in running.output.split("no board found")[-1]
         running.push(alphabet, 2.5)
         calibration_questions = max((q["qid"] for q in running.state()["questions"]),
                                     default=0)
