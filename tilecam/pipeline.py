@@ -149,6 +149,8 @@ class _Read:
     glyphs: dict[Square, Any] = field(default_factory=dict)
     #: squares read by the classifier alone without confidence (Tesseract not asked yet)
     unchecked: set[Square] = field(default_factory=set)
+    #: the classifier's own letter where Tesseract was asked afterwards
+    first: dict[Square, str] = field(default_factory=dict)
 
 
 class Pipeline:
@@ -384,8 +386,9 @@ class Pipeline:
         return letter, float(guess.confidence), 0.0 if glyph is None else glyph.height
 
     def _check_unsure(self, state: _Pending) -> None:
-        """Letters the classifier read without confidence, when the words they form are not
-        all valid: one batched Tesseract call decides between the readers."""
+        """Letters the classifier read without confidence: unless the dictionary allows only
+        the letter read on each of them, one batched Tesseract call decides between the
+        readers."""
         from vision.read import read_letters
 
         unchecked = [sq for sq in state.squares
@@ -393,17 +396,26 @@ class Pipeline:
         if not unchecked:
             return
         tiles = {sq: (entry[0] or BLANK) for sq, entry in state.read.items()}
-        if self.lexicon is not None and self._solve(
-            self.game.board, tiles, [sq for sq, t in tiles.items() if t == BLANK],
-            self.tileset.letters,
+        if self.lexicon is not None and all(
+            self._determined(tiles, square) == tiles[square] for square in unchecked
         ):
-            return  # the dictionary accepts the words as read
+            return  # no other letter would make the words valid
         classifier = self.profile.classifier() if self.profile is not None else None
         glyphs = [self._reads[sq].glyphs[sq] for sq in unchecked]
         guesses, _ = read_letters(glyphs, classifier, self.tesseract, None)
         for square, glyph, guess in zip(unchecked, glyphs, guesses, strict=True):
+            self._reads[square].first[square] = state.read[square][0]
             state.read[square] = self._letter(glyph, guess)
             self._reads[square].unchecked.discard(square)
+
+    def _determined(self, tiles: dict[Square, str], square: Square) -> str | None:
+        """The one letter that makes every word valid on ``square`` (blanks and unreadable
+        tiles unknown too), or None when there is none or more than one."""
+        unknown = [sq for sq, t in tiles.items() if t == BLANK or sq == square]
+        trial = {sq: (BLANK if sq == square else t) for sq, t in tiles.items()}
+        solutions = self._solve(self.game.board, trial, unknown, self.tileset.letters, limit=8)
+        letters = {solution[square] for solution in solutions}
+        return letters.pop() if len(letters) == 1 else None
 
     # ------------------------------------------------------------------ turns
 
@@ -590,9 +602,16 @@ class Pipeline:
             # First with the unsure letters as read, then with them unknown too.
             solutions = self._solve(board, tiles, blanks + unreadable, letters)
             if unsure and solutions:
-                notes.append("unsure letters confirmed by the dictionary: "
-                             + ", ".join(f"{self.name(sq)} {tiles[sq]}" for sq in unsure))
-                unsure = []
+                # Valid as read; but only a letter that no other letter could replace is
+                # confirmed (CAT misread as GAT is valid too).
+                confirmed = [sq for sq in unsure if self._determined(tiles, sq) == tiles[sq]]
+                if confirmed:
+                    notes.append("unsure letters confirmed by the dictionary (no other letter "
+                                 "fits): " + ", ".join(f"{self.name(sq)} {tiles[sq]}"
+                                                       for sq in confirmed))
+                unsure = [sq for sq in unsure if sq not in confirmed]
+                if unsure:
+                    solutions = []  # asked below, with the letters as read as the guess
             elif unsure:
                 trial = {sq: (BLANK if sq in unsure else t) for sq, t in tiles.items()}
                 solutions = self._solve(board, trial, blanks + unreadable + unsure, letters)
@@ -668,7 +687,8 @@ class Pipeline:
         for square, letter in sorted(tiles.items()):
             if letter != letter.upper():
                 continue  # a blank: any letter was already tried
-            for solution in self._solve(board, tiles, [square], self.tileset.letters):
+            for solution in self._solve(board, tiles, [square], self.tileset.letters,
+                                        limit=len(self.tileset.letters)):
                 candidates.append((square, solution[square]))
         # Tesseract's reading of the move's tiles (one call) picks among several candidates.
         read_squares = [sq for sq in sorted(tiles) if sq in self._reads
@@ -677,7 +697,11 @@ class Pipeline:
         if candidates and read_squares:
             answers = self.tesseract.read([self._reads[sq].glyphs[sq].ink for sq in read_squares])
             second = {sq: a.letter for sq, a in zip(read_squares, answers, strict=True)}
-        supported = [(sq, letter) for sq, letter in candidates if second.get(sq) == letter]
+        # A candidate either reader proposed (Tesseract now, or the classifier before
+        # Tesseract overruled it) is the likely misread.
+        first = {sq: self._reads[sq].first.get(sq) for sq in tiles if sq in self._reads}
+        supported = [(sq, letter) for sq, letter in candidates
+                     if letter in (second.get(sq), first.get(sq))]
         if len(supported) == 1:
             (square, alternative), guess = supported[0], supported[0][1]
         elif len(candidates) == 1:
@@ -694,9 +718,9 @@ class Pipeline:
         ))
 
     def _solve(self, board: Any, tiles: dict[Square, str], unknown: list[Square],
-               letters: Sequence[str]) -> list[dict[Square, str]]:
+               letters: Sequence[str], limit: int = 2) -> list[dict[Square, str]]:
         """Assignments of letters to ``unknown`` squares that make every word valid (at most
-        2: one tells it is settled)."""
+        ``limit``: 2 tell one from several)."""
         assert self.lexicon is not None
         query = {sq: (BLANK if sq in unknown else t) for sq, t in tiles.items()}
         try:
@@ -704,7 +728,7 @@ class Pipeline:
         except (ValueError, KeyError):
             return []
         order = sorted(sq for sq, t in query.items() if t == BLANK)
-        found = self.lexicon.blank_solutions(words, letters, limit=2)
+        found = self.lexicon.blank_solutions(words, letters, limit=limit)
         return [{order[i]: letter for i, letter in s.items()} for s in found]
 
     def _no_placement(self) -> MoveReport | None:
