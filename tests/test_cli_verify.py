@@ -115,7 +115,7 @@ def test_real_records(capsys):
 
 
 def test_demo_prints_every_move_and_the_final_scores(capsys):
-    assert main(["demo", "--headless", "--seed", "7"]) == 0
+    assert main(["demo", "--record"]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert "HORN 8F 14" in lines[1]
@@ -123,7 +123,7 @@ def test_demo_prints_every_move_and_the_final_scores(capsys):
     assert any("(M)OB 9H 16 with NOT, BE" in line for line in lines)
     assert any("BIT 11E 16 with PI, AT" in line for line in lines)
     assert lines[-1] == "Final scores: Ada 119, Ben 95 (Ada wins)"
-    assert main(["demo", "--json"]) == 0
+    assert main(["demo", "--record", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["final_scores"] == {"Ada": 119, "Ben": 95} and data["winner"] == ["Ada"]
     assert data["moves"][0]["play"]["notation"] == "HORN 8F 14"
