@@ -252,10 +252,14 @@ class Profile:
         corners = locate_board(image).corners
         self._note_corners(np.asarray(corners, np.float32))
         rectified = rectify_with_margin(image, corners)
-        if self.orientation is None:
-            self.orientation = self._orientation_for(rectified, rows)
-        self._refit_occupancy(rectified, rows)
-        return self._learn(np.rot90(rectified, self.orientation), _squares_of(rows))
+        # Each photo's own turn: a camera held by hand shows the board turned any way.  The
+        # profile keeps the turn of its fixed camera (the first photo's while the camera has
+        # not moved, else the latest photo's).
+        turns = self._orientation_for(rectified, rows)
+        if self.orientation is None or self.corners is None:
+            self.orientation = turns
+        self._refit_occupancy(rectified, rows, turns)
+        return self._learn(np.rot90(rectified, turns), _squares_of(rows))
 
     def extend_from_squares(
         self, rectified: np.ndarray, squares: Mapping[object, str], square_px: int,
@@ -325,15 +329,15 @@ class Profile:
             self.add_samples(np.stack(glyphs), labels)
         return report
 
-    def _refit_occupancy(self, rectified: np.ndarray, rows: Sequence[str]) -> None:
-        """Add the photo to the occupancy model's examples and refit it on the recent ones."""
+    def _refit_occupancy(self, rectified: np.ndarray, rows: Sequence[str], turns: int) -> None:
+        """Add the photo (whose tiles stand upright after ``turns`` counter-clockwise quarter
+        turns) to the occupancy model's examples and refit it on the recent ones."""
         from vision.occupancy import OccupancyModel
         from vision.read import inner, occupancy_grid
 
         small = occupancy_grid(inner(rectified))[None]
         # Known rows read upright; the model sees the photo as it stands.
-        occupied = np.rot90(np.array([[ch != "." for ch in row] for row in rows]),
-                            -(self.orientation or 0))[None]
+        occupied = np.rot90(np.array([[ch != "." for ch in row] for row in rows]), -turns)[None]
         if self.occupancy_frames is None or self.occupancy_boards is None:
             self.occupancy_frames, self.occupancy_boards = small, occupied
         else:
@@ -362,7 +366,8 @@ class Profile:
         """The quarter turns under which the photo's tiles match the known board best."""
         from vision.read import glyphs_of, inner, occupancy_of
 
-        occupied, _ = occupancy_of(inner(rectified), self)
+        # The learnt occupancy model only fits photos from the camera it was learnt with.
+        occupied, _ = occupancy_of(inner(rectified), self if self.corners is not None else None)
         expected = np.array([[ch != "." for ch in row] for row in rows])
         mismatches = [int((np.rot90(occupied, k) != expected).sum()) for k in range(4)]
         best = min(mismatches)

@@ -56,6 +56,35 @@ class Glyph:
     #: Whether small marks sit above the letter (the dots of Ä, Ö, Ü).
     marked: bool = False
 
+    def turned(self, quarter_turns: int) -> Glyph:
+        """The glyph as seen once the picture is turned counter-clockwise ``quarter_turns``
+        times.  Marks are not judged again (above becomes beside): find the glyphs in the
+        turned picture where they matter.
+
+        >>> g = Glyph(np.zeros((24, 24), np.float32), np.zeros((20, 10), np.uint8), 0.5,
+        ...           (0.3, 0.2))
+        >>> t = g.turned(1)
+        >>> t.ink.shape, t.height, t.digit
+        ((10, 20), 0.25, (0.2, -0.3))
+        """
+        k = quarter_turns % 4
+        if k == 0:
+            return self
+        height = self.height * (self.ink.shape[1] / self.ink.shape[0] if k % 2 else 1.0)
+        digit = self.digit
+        if digit is not None:
+            dx, dy = digit
+            for _ in range(k):
+                dx, dy = dy, -dx  # np.rot90 turns counter-clockwise: (dx, dy) -> (dy, -dx)
+            digit = (float(dx), float(dy))
+        return Glyph(
+            normalised=np.ascontiguousarray(np.rot90(self.normalised, k)),
+            ink=np.ascontiguousarray(np.rot90(self.ink, k)),
+            height=float(height),
+            digit=digit,
+            marked=self.marked,
+        )
+
 
 @dataclass(frozen=True)
 class LetterGuess:
@@ -64,6 +93,9 @@ class LetterGuess:
     letter: str
     #: 0 (a guess) .. 1 (certain).
     confidence: float
+    #: The calibrated classifier's cosine similarity to the nearest learnt glyph (None from
+    #: other readers): well above 0.8 only for letters it has learnt.
+    similarity: float | None = None
 
 
 def crop_margin_px(square_px: int) -> int:
@@ -88,29 +120,338 @@ def square_crop(
     return rectified[y : y + square_px + 2 * margin, x : x + square_px + 2 * margin]
 
 
-def face_and_ink(crop: np.ndarray, square_px: int) -> tuple[np.ndarray, np.ndarray]:
-    """Masks (uint8 0/1) of the tile faces and of the dark ink on them, in one crop.
+#: Ink is darker than the face around it by at least this share of the face's brightness.
+MIN_INK_CONTRAST = 0.12
+#: A square whose darkest marks stay below this contrast shows no ink at all (a blank face).
+MIN_GLYPH_CONTRAST = 0.2
+#: Where a blurred stroke's edge lies, as a share of the glyph's peak contrast (half maximum).
+EDGE_LEVEL = 0.5
+#: Fainter ink joined to a glyph's strokes still belongs to it, down to this share of the peak.
+WEAK_LEVEL = 0.4
+#: Pixels at least this share of the face's brightness count as face (not board, gap, shadow).
+FACE_LEVEL = 0.72
 
-    Faces are light and unsaturated; the board around them is saturated (green, red, blue)
-    or dark.  Ink is whatever is darker than the face, by Otsu's threshold on the brightness of
-    the face region, so that lighting changes across the board do not matter.
+
+def _grey(image: np.ndarray) -> np.ndarray:
+    if image.ndim == 2:
+        return image
+    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+
+
+def _closing_kernel(square_px: int) -> np.ndarray:
+    # Wider than any stroke of a tile's letter (about a tenth of a square, more when blurred),
+    # narrower than the face around it.
+    k = max(3, int(square_px * 0.35) | 1)
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+
+
+class GlyphFinder:
+    """Finds the glyph on many tiles of one rectified image at once.
+
+    Ink is found by its *contrast* with the tile face right around it: a morphological closing
+    of the grey image wider than a stroke gives the face's brightness under every stroke, so that
+    neither the lighting across the board nor the colour of the tiles (ivory plastic, wood) or of
+    the board matters.  Each square's threshold is half of the strongest contrast in its middle
+    (a blurred stroke's edge lies at half its depth), which keeps strokes their width whether the
+    photo is sharp or soft.  The crops of all requested squares are laid side by side in one
+    mosaic image, so that morphology and connected components run once for all of them, and the
+    components are judged as arrays.
+
+    The contrast image is computed once; :meth:`glyphs` can then be asked for any squares in any
+    of the four quarter turns of the image (the closing is symmetric, so turning it commutes).
     """
-    hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
-    sat = hsv[..., 1]
-    val = hsv[..., 2]
-    face = ((sat < 90) & (val > 100)).astype(np.uint8)
-    # Closing fills the glyph's strokes into the face without bridging to the next tile.
-    k = max(3, int(square_px * 0.3) | 1)
-    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    region = cv2.morphologyEx(face, cv2.MORPH_CLOSE, disc)
-    values = val[region > 0]
-    if values.size < square_px * square_px * 0.3:
-        return region, np.zeros_like(region)
-    threshold, _ = cv2.threshold(
-        values.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU
+
+    def __init__(self, rectified: np.ndarray, square_px: int, margin: int | None = None) -> None:
+        self.square_px = int(square_px)
+        self.margin = crop_margin_px(square_px) if margin is None else int(margin)
+        grey = _grey(rectified)
+        background = cv2.morphologyEx(grey, cv2.MORPH_CLOSE, _closing_kernel(self.square_px))
+        self.grey = grey
+        # 1 - grey / background, in 1/255 steps (uint8 keeps the crops cheap).
+        contrast = 255.0 - 255.0 * grey.astype(np.float32) / np.maximum(background, 1)
+        self.contrast = np.clip(contrast, 0, 255).astype(np.uint8)
+
+    def glyphs(
+        self, squares: Sequence[tuple[int, int]], quarter_turns: int = 0
+    ) -> list[Glyph | None]:
+        """The glyph (None: a blank face or no tile) of each square of the image turned
+        counter-clockwise ``quarter_turns`` times (squares in the turned image's terms)."""
+        if len(squares) == 0:
+            return []
+        k = quarter_turns % 4
+        grey = np.rot90(self.grey, k)
+        contrast = np.rot90(self.contrast, k)
+        s, m = self.square_px, self.margin
+        side = s + 2 * m
+        rows = np.array([r for r, _ in squares])
+        cols = np.array([c for _, c in squares])
+        grey_crops = _crops(grey, rows, cols, s, side)
+        contrast_crops = _crops(contrast, rows, cols, s, side)
+        # The square's own middle (a tile may sit a third of a square off it): its brightest
+        # part is the face, its darkest contrast the glyph's.
+        lo, hi = m + int(0.15 * s), m + s - int(0.15 * s)
+        middle_grey = grey_crops[:, lo:hi, lo:hi].reshape(len(squares), -1)
+        count = middle_grey.shape[1]
+        face_level = np.partition(middle_grey, int(0.8 * count), axis=1)[:, int(0.8 * count)]
+        # The glyph's darkest strokes: in the square's central half, where the edges of the
+        # tile (and its shadow, and the gaps to its neighbours) never reach.
+        lo, hi = m + int(0.25 * s), m + s - int(0.25 * s)
+        middle_contrast = contrast_crops[:, lo:hi, lo:hi].reshape(len(squares), -1)
+        count = middle_contrast.shape[1]
+        peak = np.partition(middle_contrast, int(0.97 * count), axis=1)[:, int(0.97 * count)]
+        peak = peak.astype(np.float32) / 255.0
+        # Hysteresis: a glyph is the ink connected to its strongest strokes, down to a lower
+        # level, so that thin strokes (serifs, a blurred crossbar) stay joined to thick ones.
+        strong_level = np.maximum(MIN_INK_CONTRAST, EDGE_LEVEL * peak) * 255.0
+        weak_level = np.maximum(MIN_INK_CONTRAST, WEAK_LEVEL * peak) * 255.0
+        visible = (peak >= MIN_GLYPH_CONTRAST)[:, None, None]
+        strong = (contrast_crops > strong_level[:, None, None]) & visible
+        ink = (contrast_crops > weak_level[:, None, None]) & visible
+        face = grey_crops >= (FACE_LEVEL * face_level.astype(np.float32))[:, None, None]
+        pad = _closing_kernel(s).shape[0]
+        face_mosaic, layout = _mosaic(face.astype(np.uint8), pad)
+        # The face with its glyph filled in (the glyph is a hole in the face, or, where the
+        # face around it is broken, a gap that a closing bridges); well inside it is where ink
+        # may lie.
+        region = cv2.morphologyEx(face_mosaic, cv2.MORPH_CLOSE, _closing_kernel(s))
+        region |= _holes(face_mosaic)
+        inner = cv2.erode(region, np.ones((5, 5), np.uint8))
+        # Components only need the crops one pixel apart: a tighter mosaic labels faster.
+        inner_stack = _unmosaic(inner, layout, len(squares), side)
+        inner_mosaic, tight = _mosaic(inner_stack, 1)
+        ink_mosaic, _ = _mosaic(ink.view(np.uint8), 1)
+        strong_mosaic, _ = _mosaic(strong.view(np.uint8), 1)
+        return _assemble(ink_mosaic, strong_mosaic, inner_mosaic, tight, len(squares), side,
+                         float(s))
+
+
+def _holes(mask: np.ndarray) -> np.ndarray:
+    """The parts of a 0/1 mask's background that its border cannot reach (its holes)."""
+    outside = (1 - mask).astype(np.uint8)
+    flood = np.zeros((mask.shape[0] + 2, mask.shape[1] + 2), np.uint8)
+    # The mosaic's border is background: flooding from a corner reaches all of the outside.
+    cv2.floodFill(outside, flood, (0, 0), 0)
+    return outside
+
+
+def _crops(image: np.ndarray, rows: np.ndarray, cols: np.ndarray, square_px: int,
+           side: int) -> np.ndarray:
+    """Copies (N, side, side) of the crops at squares (rows, cols) of a grid with margin."""
+    image = np.ascontiguousarray(image)
+    r_stride, c_stride = image.strides[:2]
+    across = ((image.shape[0] - side) // square_px + 1, (image.shape[1] - side) // square_px + 1)
+    if rows.max() >= across[0] or cols.max() >= across[1] or min(across) < 1:
+        raise ValueError(
+            f"squares up to ({rows.max()}, {cols.max()}) do not fit a {image.shape[1]}x"
+            f"{image.shape[0]} image of {square_px} px squares with crops of {side} px"
+        )
+    grid = np.lib.stride_tricks.as_strided(
+        image, shape=(*across, side, side),
+        strides=(square_px * r_stride, square_px * c_stride, r_stride, c_stride),
+        writeable=False,
     )
-    ink = ((region > 0) & (val < threshold)).astype(np.uint8)
-    return region, ink
+    return grid[rows, cols]
+
+
+@dataclass(frozen=True)
+class _Layout:
+    columns: int
+    pitch: int
+    pad: int
+
+
+def _mosaic(stack: np.ndarray, pad: int) -> tuple[np.ndarray, _Layout]:
+    """The crops (N, side, side) side by side, ``pad`` zero pixels apart."""
+    n, side = stack.shape[0], stack.shape[1]
+    columns = max(1, int(np.ceil(np.sqrt(n))))
+    rows = -(-n // columns)
+    pitch = side + pad
+    mosaic = np.zeros((rows * pitch + pad, columns * pitch + pad), stack.dtype)
+    padded = np.zeros((rows * columns, side, side), stack.dtype)
+    padded[:n] = stack
+    view = mosaic[pad:, pad:].reshape(rows, pitch, columns, pitch)[:, :side, :, :side]
+    view[...] = padded.reshape(rows, columns, side, side).transpose(0, 2, 1, 3)
+    return mosaic, _Layout(columns, pitch, pad)
+
+
+def _unmosaic(mosaic: np.ndarray, layout: _Layout, n: int, side: int) -> np.ndarray:
+    """The crops (n, side, side) of a mosaic made by :func:`_mosaic`."""
+    rows = -(-n // layout.columns)
+    pad, pitch = layout.pad, layout.pitch
+    view = mosaic[pad:pad + rows * pitch, pad:pad + layout.columns * pitch]
+    view = view.reshape(rows, pitch, layout.columns, pitch)[:, :side, :, :side]
+    return view.transpose(0, 2, 1, 3).reshape(rows * layout.columns, side, side)[:n]
+
+
+def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _Layout, n: int,
+              side: int, s: float) -> list[Glyph | None]:
+    """Pick each crop's glyph among the ink components of the mosaic (see :func:`extract_glyph`
+    for the rules).
+
+    Components are those of the faint ``ink`` (so that a letter's thin strokes hold together);
+    a letter's holds some ``strong`` ink.  A point-value digit that the faint ink joins to a wide
+    letter is told apart as a small strong piece beside a corner of the letter's main piece.
+    """
+    count, labels, stats, centres = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    if count <= 1:
+        return [None] * n
+    # Per-pixel sums over the ink pixels only (a small share of the mosaic).
+    on_ink = np.flatnonzero(ink)
+    flat = labels.ravel()
+    inside = np.bincount(flat[on_ink], weights=inner.ravel()[on_ink].astype(np.float64),
+                         minlength=count)
+    pieces, piece_labels, piece_stats, piece_centres = cv2.connectedComponentsWithStats(
+        strong, connectivity=8
+    )
+    # Strong ink lies within the faint ink: each strong piece belongs to one component.
+    on_strong = np.flatnonzero(strong)
+    parent = np.zeros(pieces, np.int64)
+    parent[piece_labels.ravel()[on_strong]] = flat[on_strong]
+    parent[0] = 0
+    has_strong = np.bincount(parent, minlength=count) > 0
+    pieces_of: dict[int, list[int]] = {}
+    for piece in np.nonzero(parent)[0]:
+        pieces_of.setdefault(int(parent[piece]), []).append(int(piece))
+    stats = stats.astype(np.int64)
+    area = stats[:, cv2.CC_STAT_AREA]
+    inside_share = inside / np.maximum(area, 1)
+    x0 = stats[:, cv2.CC_STAT_LEFT] - layout.pad
+    y0 = stats[:, cv2.CC_STAT_TOP] - layout.pad
+    crop = (y0 // layout.pitch) * layout.columns + (x0 // layout.pitch)
+    x = x0 % layout.pitch
+    y = y0 % layout.pitch
+    w, h = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
+    cx = centres[:, 0] - layout.pad - (x0 - x)
+    cy = centres[:, 1] - layout.pad - (y0 - y)
+    distance = np.hypot(cx - side / 2, cy - side / 2)
+    candidate = (
+        (area >= s * s * 0.01) & (h >= s * 0.25) & (w <= s * 0.8) & (h <= s * 0.75)
+        & (x > 0) & (y > 0) & (x + w < side) & (y + h < side)  # not cut by the crop
+        & (distance <= s * 0.45)
+        & (inside_share >= 0.9)  # on a face, not a shadow or gap along a tile's edge
+        & has_strong
+    )
+    candidate[0] = False
+    score = np.where(candidate, h - 1.5 * distance, -np.inf)
+    best = np.full(n, -1)
+    ids = np.nonzero(candidate)[0]
+    for k in ids[np.argsort(-score[ids], kind="stable")]:
+        if best[crop[k]] < 0:
+            best[crop[k]] = k
+    # Components of each crop, for marks, neighbouring letters and the digit.
+    small = (area >= 3) & (np.arange(count) > 0)
+    by_crop: dict[int, list[int]] = {}
+    for k in np.nonzero(small)[0]:
+        by_crop.setdefault(int(crop[k]), []).append(int(k))
+    out: list[Glyph | None] = []
+    for i in range(n):
+        g = int(best[i])
+        if g < 0:
+            out.append(None)
+            continue
+        oy = layout.pad + (i // layout.columns) * layout.pitch
+        ox = layout.pad + (i % layout.columns) * layout.pitch
+        digit_boxes = _joined_digits(pieces_of.get(g, []), piece_stats, piece_centres, ox, oy, s)
+        gx, gy, gw, gh, garea = int(x[g]), int(y[g]), int(w[g]), int(h[g]), int(area[g])
+        keep = [g]
+        marked = False
+        for k in by_crop.get(i, []):
+            if k == g or inside_share[k] < 0.9:
+                continue
+            kx, ky, kw, kh, karea = int(x[k]), int(y[k]), int(w[k]), int(h[k]), int(area[k])
+            above = (
+                ky + kh <= gy + 2 and ky >= gy - 0.4 * gh and kx >= gx - 3
+                and kx + kw <= gx + gw + 3 and 3 <= karea <= 0.2 * garea
+                and kw <= 0.8 * gw and kh <= 0.35 * gh
+                and kw <= 2.5 * kh  # dots and accents, not a stretch of the tile's edge above
+            )
+            # A second letter of a multi-letter tile; not a thin line (a gap between tiles).
+            beside = (
+                kh >= 0.7 * gh and abs((ky + kh / 2) - (gy + gh / 2)) < 0.2 * gh
+                and min(abs(kx - (gx + gw)), abs(gx - (kx + kw))) < 0.3 * gh
+                and kx > 0 and kx + kw < side and kw >= 0.3 * kh
+            )
+            if above or beside:
+                keep.append(k)
+                marked = marked or above
+        # The kept components' box; cut to the ink left once a joined digit is taken out.
+        left = min(int(x[k]) for k in keep)
+        top = min(int(y[k]) for k in keep)
+        right = max(int(x[k] + w[k]) for k in keep)
+        bottom = max(int(y[k] + h[k]) for k in keep)
+        window = labels[oy + top : oy + bottom, ox + left : ox + right]
+        mask = window == g if len(keep) == 1 else np.isin(window, keep)
+        if digit_boxes:
+            for bx0, by0, bx1, by1 in digit_boxes:
+                mask[max(0, by0 - 1 - top) : max(0, by1 + 1 - top),
+                     max(0, bx0 - 1 - left) : max(0, bx1 + 1 - left)] = False
+            ys, xs = np.nonzero(mask)
+            if len(ys) == 0:
+                out.append(None)
+                continue
+            mask = mask[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+            top, bottom = top + int(ys.min()), top + int(ys.max()) + 1
+            left, right = left + int(xs.min()), left + int(xs.max()) + 1
+        glyph_mask = mask
+        centre = np.array([(left + right) / 2, (top + bottom) / 2])
+        total = np.zeros(2)
+        weight = 0.0
+        for bx0, by0, bx1, by1 in digit_boxes:
+            size = float((bx1 - bx0) * (by1 - by0))
+            total += (np.array([(bx0 + bx1) / 2, (by0 + by1) / 2]) - centre) / s * size
+            weight += size
+        for k in by_crop.get(i, []):
+            # The digit sits near the face's edge, where the eroded face is thin.
+            if k in keep or inside_share[k] < 0.7 or area[k] < 4:
+                continue
+            longer, shorter = max(w[k], h[k]), min(w[k], h[k])
+            if not (0.08 * s <= longer <= 0.4 * s) or (longer > 3 * shorter and longer > 0.22 * s):
+                continue  # not a digit's size, or a thin stretch of a gap between tiles
+            offset = (np.array([cx[k], cy[k]]) - centre) / s
+            length = float(np.hypot(*offset))
+            # Diagonally off the letter: a gap or a neighbour's letter lies straight beside it.
+            if 0.2 <= length <= 0.6 and min(abs(offset[0]), abs(offset[1])) >= 0.08:
+                total += offset * area[k]
+                weight += area[k]
+        digit = None if weight == 0 else (float(total[0] / weight), float(total[1] / weight))
+        out.append(Glyph(
+            normalised=normalise(glyph_mask),
+            ink=glyph_mask.astype(np.uint8) * 255,
+            height=float(bottom - top) / s,
+            digit=digit,
+            marked=marked,
+        ))
+    return out
+
+
+def _joined_digits(pieces: list[int], stats: np.ndarray, centres: np.ndarray, ox: int, oy: int,
+                   s: float) -> list[tuple[int, int, int, int]]:
+    """Boxes (x0, y0, x1, y1, crop pixels) of the strong pieces of one component that are a
+    point-value digit joined to the letter by faint ink: small, off a corner of the main
+    piece (beyond one of its sides and level with the far end of the other)."""
+    if len(pieces) < 2:
+        return []
+    areas = stats[pieces, cv2.CC_STAT_AREA]
+    main = pieces[int(np.argmax(areas))]
+    mx0, my0 = stats[main, cv2.CC_STAT_LEFT], stats[main, cv2.CC_STAT_TOP]
+    mx1, my1 = mx0 + stats[main, cv2.CC_STAT_WIDTH], my0 + stats[main, cv2.CC_STAT_HEIGHT]
+    mw, mh = mx1 - mx0, my1 - my0
+    boxes = []
+    for piece in pieces:
+        if piece == main:
+            continue
+        pw, ph = stats[piece, cv2.CC_STAT_WIDTH], stats[piece, cv2.CC_STAT_HEIGHT]
+        if max(pw, ph) > 0.3 * s or stats[piece, cv2.CC_STAT_AREA] > 0.3 * stats[main, 4]:
+            continue
+        px, py = centres[piece]
+        beyond_x = px < mx0 or px > mx1
+        beyond_y = py < my0 or py > my1
+        level_y = py < my0 + 0.25 * mh or py > my1 - 0.25 * mh
+        level_x = px < mx0 + 0.25 * mw or px > mx1 - 0.25 * mw
+        if (beyond_x and level_y) or (beyond_y and level_x):
+            left, top = stats[piece, cv2.CC_STAT_LEFT] - ox, stats[piece, cv2.CC_STAT_TOP] - oy
+            boxes.append((int(left), int(top), int(left + pw), int(top + ph)))
+    return boxes
 
 
 def extract_glyph(crop: np.ndarray, square_px: int) -> Glyph | None:
@@ -119,94 +460,10 @@ def extract_glyph(crop: np.ndarray, square_px: int) -> Glyph | None:
     The glyph is the ink component nearest the centre that lies well inside a tile face and
     has a letter's size; accents above it (Ä, Ö, Ü) and further letters beside it of the same
     height (multi-letter tiles) join it; the point-value digit, much smaller and to the lower
-    right, does not.
+    right, does not.  (:class:`GlyphFinder` does the same for many squares at once.)
     """
-    region, ink = face_and_ink(crop, square_px)
-    if not ink.any():
-        return None
-    count, labels, stats, centres = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    inner = cv2.erode(region, np.ones((5, 5), np.uint8))
-    height, width = ink.shape
-    cx, cy = width / 2, height / 2
-    s = float(square_px)
-    best, best_score = 0, -np.inf
-    for k in range(1, count):
-        x, y, w, h, area = stats[k]
-        if area < s * s * 0.01 or h < s * 0.25 or w > s * 0.8 or h > s * 0.75:
-            continue
-        if x == 0 or y == 0 or x + w >= width or y + h >= height:
-            continue  # cut by the crop: a neighbour's glyph or the board's edge
-        distance = float(np.hypot(centres[k][0] - cx, centres[k][1] - cy))
-        if distance > s * 0.45:
-            continue
-        if inner[labels == k].mean() < 0.9:
-            continue  # shadow or gap along a tile's edge, not ink on its face
-        score = h - 1.5 * distance
-        if score > best_score:
-            best, best_score = k, score
-    if best == 0:
-        return None
-    x, y, w, h, area = stats[best]
-    keep = labels == best
-    marked = False
-    for k in range(1, count):
-        if k == best:
-            continue
-        x2, y2, w2, h2, a2 = stats[k]
-        above = (
-            y2 + h2 <= y + 2 and y2 >= y - 0.4 * h and x2 >= x - 3 and x2 + w2 <= x + w + 3
-            and 3 <= a2 <= 0.2 * area and w2 <= 0.8 * w and h2 <= 0.35 * h
-        )
-        beside = (
-            h2 >= 0.7 * h and abs((y2 + h2 / 2) - (y + h / 2)) < 0.2 * h
-            and min(abs(x2 - (x + w)), abs(x - (x2 + w2))) < 0.3 * h
-            and x2 > 0 and x2 + w2 < width
-        )
-        if (above or beside) and inner[labels == k].mean() >= 0.9:
-            keep |= labels == k
-            marked = marked or above
-    digit = _digit_offset(stats, centres, labels, inner, keep, (x + w / 2, y + h / 2), s)
-    ys, xs = np.nonzero(keep)
-    y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
-    glyph = keep[y0:y1, x0:x1]
-    return Glyph(
-        normalised=normalise(glyph),
-        ink=glyph.astype(np.uint8) * 255,
-        height=float(y1 - y0) / s,
-        digit=digit,
-        marked=marked,
-    )
-
-
-def _digit_offset(
-    stats: np.ndarray, centres: np.ndarray, labels: np.ndarray, inner: np.ndarray,
-    glyph_mask: np.ndarray, glyph_centre: tuple[float, float], square_px: float,
-) -> tuple[float, float] | None:
-    """Offset of the point-value digit from the glyph's centre, in squares (None if unseen).
-
-    The digit is the small ink on the same face beside the glyph; its side tells which way up
-    the tile is, whatever the letter.
-    """
-    total = np.zeros(2)
-    weight = 0.0
-    glyph_ids = set(np.unique(labels[glyph_mask]).tolist())
-    for k in range(1, len(stats)):
-        if k in glyph_ids:
-            continue
-        x, y, w, h, area = stats[k]
-        if not (0.08 * square_px <= max(w, h) <= 0.4 * square_px) or area < 4:
-            continue
-        offset = (centres[k] - np.asarray(glyph_centre)) / square_px
-        if np.hypot(*offset) > 0.6 or np.hypot(*offset) < 0.2:
-            continue
-        if inner[labels == k].mean() < 0.9:
-            continue
-        total += offset * area
-        weight += area
-    if weight == 0:
-        return None
-    dx, dy = total / weight
-    return float(dx), float(dy)
+    margin = (crop.shape[0] - square_px) // 2
+    return GlyphFinder(crop, square_px, margin).glyphs([(0, 0)])[0]
 
 
 def normalise(mask: np.ndarray) -> np.ndarray:
@@ -288,6 +545,8 @@ class LetterClassifier:
     def __init__(self) -> None:
         self._features = np.zeros((0, _feature_size()), np.float32)
         self._labels: np.ndarray = np.zeros(0, dtype=object)
+        self._classes: list[str] = []
+        self._class_starts = np.zeros(0, np.int64)
 
     @property
     def letters(self) -> set[str]:
@@ -302,8 +561,10 @@ class LetterClassifier:
         glyphs = np.asarray(glyphs, np.float32).reshape(-1, GLYPH_PX, GLYPH_PX)
         if len(glyphs) != len(labels):
             raise ValueError(f"{len(glyphs)} glyphs but {len(labels)} labels")
-        self._features = features(glyphs)
-        self._labels = np.array(list(labels), dtype=object)
+        order = np.argsort(np.array(list(labels), dtype=str), kind="stable")
+        self._features = features(glyphs)[order]
+        self._labels = np.array(list(labels), dtype=object)[order]
+        self._classes, self._class_starts = _runs(self._labels)
 
     def similarities(self, glyphs: np.ndarray) -> np.ndarray:
         """Cosine similarity (N, samples) of each glyph to each learnt sample."""
@@ -317,17 +578,38 @@ class LetterClassifier:
         if len(self._labels) == 0:
             return [LetterGuess(BLANK, 0.0) for _ in range(len(glyphs))]
         sims = self.similarities(glyphs)
-        classes = sorted(self.letters)
         # Best sample per class (1-nearest neighbour per letter): a letter seen once must win
-        # against a letter seen fifty times when its one sample is the closest.
-        per_class = np.stack([sims[:, self._labels == c].max(axis=1) for c in classes], axis=1)
-        order = np.argsort(-per_class, axis=1)
-        out: list[LetterGuess] = []
-        for row, ranked in zip(per_class, order, strict=True):
-            own = float(row[ranked[0]])
-            rival = float(row[ranked[1]]) if len(ranked) > 1 else 0.0
-            out.append(LetterGuess(classes[ranked[0]], _confidence(own, rival)))
-        return out
+        # against a letter seen fifty times when its one sample is the closest.  Samples are
+        # kept sorted by letter, so each letter's best is one reduction over its run.
+        per_class = np.maximum.reduceat(sims, self._class_starts, axis=1)
+        classes = self._classes
+        if len(classes) > 1:
+            top2 = np.argpartition(-per_class, 1, axis=1)[:, :2]
+            first = np.take_along_axis(per_class, top2, axis=1)
+            swap = first[:, 1] > first[:, 0]
+            best = np.where(swap, top2[:, 1], top2[:, 0])
+            own = np.max(first, axis=1)
+            rival = np.min(first, axis=1)
+        else:
+            best = np.zeros(len(per_class), np.int64)
+            own, rival = per_class[:, 0], np.zeros(len(per_class))
+        return [
+            LetterGuess(classes[b], _confidence(float(o), float(r)), float(o))
+            for b, o, r in zip(best, own, rival, strict=True)
+        ]
+
+
+def _runs(sorted_labels: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """The distinct labels of a sorted label array and where each one's run starts.
+
+    >>> _runs(np.array(["A", "A", "B", "C", "C"], dtype=object))
+    (['A', 'B', 'C'], array([0, 2, 3]))
+    """
+    if len(sorted_labels) == 0:
+        return [], np.zeros(0, np.int64)
+    change = np.nonzero(sorted_labels[1:] != sorted_labels[:-1])[0] + 1
+    starts = np.concatenate([[0], change]).astype(np.int64)
+    return [str(sorted_labels[i]) for i in starts], starts
 
 
 def _confidence(own: float, rival: float) -> float:

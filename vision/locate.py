@@ -62,6 +62,12 @@ WORK_LONG_SIDE = 1024
 _HAT_SIZE = 7
 #: A lattice needs at least this many square-shaped regions on it.
 _MIN_LATTICE_CELLS = 12
+#: Working resolution of the second look at a blurred photo, relative to the first.
+_FARTHER = 0.6
+#: A lattice of this many empty squares needs no second try without noise specks.
+_ENOUGH_CELLS = 24
+#: Line-mask components spanning less than the image's long side over this are noise specks.
+_SPECK_FRACTION = 100
 #: Squares smaller than this (pixels a side) at the first resolution call for a closer look.
 _MIN_WORK_SQUARE_PX = 16
 
@@ -113,14 +119,24 @@ def _ridges(grey: np.ndarray, dark_lines: bool) -> np.ndarray:
     return cv2.morphologyEx(grey, operation, kernel)
 
 
-def _line_mask(ridges: np.ndarray) -> np.ndarray:
+def _line_mask(ridges: np.ndarray, despeckle: bool = False) -> np.ndarray:
     """Pixels on lines: strong relative to the strongest line nearby, so faint grids still close."""
     window = max(9, (max(ridges.shape) // 40) | 1)
     local_max = cv2.dilate(ridges, cv2.getStructuringElement(cv2.MORPH_RECT, (window, window)))
     relative = ridges.astype(np.uint16) * 20 > local_max.astype(np.uint16) * 7
-    mask = (ridges > 6) | ((ridges > 4) & relative)
+    mask = ((ridges > 6) | ((ridges > 4) & relative)).astype(np.uint8)
+    if despeckle:
+        # Sensor noise leaves specks of "line" inside the squares, whose holes spoil the
+        # squares' shape: a speck is a component much smaller than a square.  (Faint grids
+        # break into short pieces too, so this is a second try, not the first.)
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        speck = max(4, max(ridges.shape) // _SPECK_FRACTION)
+        extent = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT])
+        keep = (extent >= speck).astype(np.uint8)
+        keep[0] = 0
+        mask = keep[labels]
     # Closing one-pixel breaks keeps neighbouring squares from merging into one region.
-    return cv2.dilate(mask.astype(np.uint8), np.ones((3, 3), np.uint8))
+    return cv2.dilate(mask, np.ones((3, 3), np.uint8))
 
 
 # --------------------------------------------------------------------------- cells
@@ -620,12 +636,15 @@ def _attempt(grey: np.ndarray, long_side: int) -> _Attempt | None:
     best: _Attempt | None = None
     for dark_lines in (True, False):
         ridges = _ridges(work, dark_lines)
-        cells = _find_cells(_line_mask(ridges))
-        lattice = _best_lattice(cells)
-        if lattice is None:
-            lattice = _Lattice(np.eye(3), np.zeros((0, 2), int), np.zeros(0, int))
-        if best is None or len(lattice.members) > len(best.lattice.members):
-            best = _Attempt(lattice, ridges, scale, len(cells.areas))
+        for despeckle in (False, True):
+            if despeckle and best is not None and len(best.lattice.members) >= _ENOUGH_CELLS:
+                break
+            cells = _find_cells(_line_mask(ridges, despeckle))
+            lattice = _best_lattice(cells)
+            if lattice is None:
+                lattice = _Lattice(np.eye(3), np.zeros((0, 2), int), np.zeros(0, int))
+            if best is None or len(lattice.members) > len(best.lattice.members):
+                best = _Attempt(lattice, ridges, scale, len(cells.areas))
     return best
 
 
@@ -646,6 +665,13 @@ def locate_board(image: np.ndarray) -> BoardLocation:
         closer = _attempt(grey, 2 * WORK_LONG_SIDE)
         if len(closer.lattice.members) >= min(len(attempt.lattice.members), _MIN_LATTICE_CELLS):
             attempt = closer
+    # A blurred photo (out of focus, or the camera moved) smears thin lines away; at a lower
+    # resolution the blur spans fewer pixels and the lines stand out again.
+    if len(attempt.lattice.members) < _MIN_LATTICE_CELLS and not too_small:
+        farther = _attempt(grey, int(WORK_LONG_SIDE * _FARTHER))
+        if (len(farther.lattice.members) > len(attempt.lattice.members)
+                and farther.square_px >= _MIN_WORK_SQUARE_PX / 2):
+            attempt = farther
     lattice = attempt.lattice
     if len(lattice.members) < _MIN_LATTICE_CELLS:
         if attempt.cells_found < _MIN_LATTICE_CELLS:

@@ -30,11 +30,10 @@ from scorer.tiles import TileSet
 from vision.letters import (
     BLANK,
     Glyph,
+    GlyphFinder,
     LetterClassifier,
     LetterGuess,
     crop_margin_px,
-    extract_glyph,
-    square_crop,
 )
 from vision.tesseract_reader import TesseractReader
 
@@ -52,13 +51,25 @@ OCCUPANCY_PX = 16
 ACCEPT = 0.7
 #: Classifier confidence below which a sure Tesseract answer overrules it.
 OVERRULE = 0.3
+#: Similarity to a learnt glyph from which a glyph read with some confidence (at least
+#: OVERRULE) is taken for a letter the classifier knows, not one it has never seen.  On the
+#: real game's photos (profile grown frame by frame) letters already learnt matched at 0.80
+#: or more in 99.5 % of cases; of letters not yet learnt but read with some confidence, only
+#: an Ü taken for U (0.82, its dots tell it) and a Q taken for O (0.91, read as certain, which
+#: no threshold here would catch) matched above 0.74.
+KNOWN_SIMILARITY = 0.8
 #: :func:`vision.locate.check_corners` score below which a profile's fixed-camera corners are
 #: taken to no longer fit and the grid is searched for.
 CORNERS_STILL_FIT = 0.5
 #: Glyph height, relative to the photo's median, above which a letter carries marks above it.
 MARKED_HEIGHT = 1.15
-#: Occupied squares sampled to decide which way up the tiles are.
-ORIENTATION_SAMPLE = 12
+#: Glyphs compared with the calibrated classifier's to decide which way up the tiles are.
+CLASSIFIER_ORIENTATION_SAMPLE = 32
+#: Occupied squares sampled to decide which way up the tiles are, without calibration.
+ORIENTATION_SAMPLE = 24
+#: Weight of the letters' lean (about 0.03 for upright capitals) against Tesseract's mean
+#: confidence (0..1) when deciding which way up uncalibrated tiles are.
+LEAN_WEIGHT = 5.0
 
 
 class UnreadableImage(ValueError):
@@ -126,11 +137,7 @@ def glyphs_of(
     rectified: np.ndarray, squares: list[tuple[int, int]], square_px: int = SQUARE_PX
 ) -> list[Glyph | None]:
     """The glyph (or None, a blank face) on each of ``squares`` of an upright rectified image."""
-    margin = crop_margin_px(square_px)
-    return [
-        extract_glyph(square_crop(rectified, r, c, square_px, margin), square_px)
-        for r, c in squares
-    ]
+    return GlyphFinder(rectified, square_px).glyphs(squares)
 
 
 def orientation_from_digits(glyphs: list[Glyph | None]) -> tuple[int, float]:
@@ -164,39 +171,118 @@ def find_orientation(
 ) -> int:
     """Counter-clockwise quarter turns of ``rectified`` that make its tiles upright.
 
-    First by the point-value digits, which sit at the lower right of an upright tile; when
-    too few are seen or they disagree, by reading a sample of occupied squares in all four
-    rotations: the classifier's similarity to its nearest learnt glyph when it knows some
-    letters, otherwise one Tesseract call over all four rotations.  Upright glyphs read best.
+    See :func:`orientation_of_glyphs`; this finds the occupied squares' glyphs first.
     """
     squares = [tuple(map(int, rc)) for rc in np.argwhere(occupied)]
-    if not squares:
-        return 0
-    turns, agreement = orientation_from_digits(glyphs_of(rectified, squares, square_px))
-    if agreement >= 0.75 and len(squares) >= 2:
-        return turns
-    step = max(1, len(squares) // ORIENTATION_SAMPLE)
-    sample = squares[::step][:ORIENTATION_SAMPLE]
-    per_rotation: list[list[Glyph]] = []
+    glyphs = GlyphFinder(rectified, square_px).glyphs(squares)
+    return orientation_of_glyphs(glyphs, classifier, tesseract)
+
+
+def _turned(glyph: Glyph, quarter_turns: int) -> tuple[np.ndarray, np.ndarray]:
+    """A glyph's normalised array and ink turned counter-clockwise (both stay centred)."""
+    return np.rot90(glyph.normalised, quarter_turns), np.rot90(glyph.ink, quarter_turns)
+
+
+def orientation_votes(glyphs: list[Glyph | None]) -> tuple[np.ndarray, np.ndarray]:
+    """Two cues to which way up the tiles are, for each of the four quarter turns.
+
+    ``axis``: the mean log aspect ratio (height over width) of the glyphs once turned; the
+    capital letters of every tile font are taller than wide on average, so the two turns
+    that stand them up score above zero.  ``lean``: how much more of each glyph's ink lies in
+    its left half once turned (the stems of B D E F K L P R stand at the left).
+
+    >>> from vision.letters import Glyph
+    >>> ell = np.zeros((20, 12), np.uint8); ell[:, :3] = 255; ell[-3:, :] = 255
+    >>> g = Glyph(np.zeros((24, 24), np.float32), ell, 0.5)
+    >>> axis, lean = orientation_votes([g, g])
+    >>> int(np.argmax(axis + lean))
+    0
+    """
+    axis = np.zeros(4)
+    lean = np.zeros(4)
+    found = [g for g in glyphs if g is not None]
+    if not found:
+        return axis, lean
+    heights = np.array([g.ink.shape[0] for g in found], np.float64)
+    widths = np.array([g.ink.shape[1] for g in found], np.float64)
+    tall = float(np.mean(np.log(heights / np.maximum(widths, 1))))
+    # Share of ink right of the middle minus left of it, and below minus above, per glyph.
+    right, below = [], []
+    for g in found:
+        ink = g.ink > 0
+        h, w = ink.shape
+        ys, xs = np.nonzero(ink)
+        right.append((xs.mean() + 0.5) / w - 0.5 if len(xs) else 0.0)
+        below.append((ys.mean() + 0.5) / h - 0.5 if len(ys) else 0.0)
+    dx, dy = float(np.mean(right)), float(np.mean(below))
     for k in range(4):
-        turned = np.rot90(rectified, k)
-        turned_sample = [_rotate_square(rc, k) for rc in sample]
-        per_rotation.append([g for g in glyphs_of(turned, turned_sample, square_px) if g])
+        axis[k] = tall if k % 2 == 0 else -tall
+        lean[k] = -dx
+        # np.rot90 turns the picture counter-clockwise: (dx, dy) -> (dy, -dx).
+        dx, dy = dy, -dx
+    return axis, lean
+
+
+#: Mean log aspect ratio beyond which the glyphs' axis (upright or lying) is taken as known.
+AXIS_KNOWN = 0.08
+#: Digits that must be seen, and the share of them that must agree, to settle the turn.
+DIGITS_NEEDED = 4
+DIGITS_AGREE = 0.75
+
+
+def orientation_of_glyphs(
+    glyphs: list[Glyph | None],
+    classifier: LetterClassifier | None,
+    tesseract: TesseractReader | None,
+) -> int:
+    """Counter-clockwise quarter turns that make the tiles of these glyphs upright.
+
+    The glyphs were found in the picture as it stands.  Capital letters are taller than wide,
+    which tells the axis (:func:`orientation_votes`); along it, the calibrated classifier's
+    similarity to the user's own glyphs decides when the profile knows letters (the learnt
+    glyphs are upright).  Without one, the point-value digits decide when enough of them are
+    seen (they sit at the lower right of an upright tile), else Tesseract's reading of a
+    sample in both turns together with the letters' lean to the left.
+    """
+    found = [g for g in glyphs if g is not None]
+    if not found:
+        return 0
+    axis, lean = orientation_votes(found)
+    candidates = [0, 1, 2, 3]
+    if abs(axis[0]) >= AXIS_KNOWN:
+        candidates = [k for k in range(4) if axis[k] > 0]
     if classifier is not None and len(classifier) > 0:
-        scores = [
-            float(classifier.similarities(np.stack([g.normalised for g in glyphs]))
-                  .max(axis=1).mean()) if glyphs else -1.0
-            for glyphs in per_rotation
-        ]
-    else:
-        inks = [g.ink for glyphs in per_rotation for g in glyphs]
-        guesses = tesseract.read(inks)
-        scores, start = [], 0
-        for glyphs in per_rotation:
-            chunk = guesses[start : start + len(glyphs)]
-            start += len(glyphs)
-            scores.append(sum(g.confidence for g in chunk) / max(1, len(sample)))
-    return int(np.argmax(scores))
+        step = max(1, len(found) // CLASSIFIER_ORIENTATION_SAMPLE)
+        sample = found[::step][:CLASSIFIER_ORIENTATION_SAMPLE]
+        turned = np.stack([_turned(g, k)[0] for k in candidates for g in sample])
+        best = classifier.similarities(turned).max(axis=1).reshape(len(candidates), -1)
+        return candidates[int(np.argmax(best.mean(axis=1)))]
+    digits = [g.digit for g in found if g.digit is not None]
+    if len(digits) >= DIGITS_NEEDED:
+        turns, agreement = orientation_from_digits(found)
+        if agreement >= DIGITS_AGREE and turns in candidates:
+            return turns
+    if tesseract is None:
+        return candidates[int(np.argmax([lean[k] for k in candidates]))]
+    step = max(1, len(found) // ORIENTATION_SAMPLE)
+    sample = found[::step][:ORIENTATION_SAMPLE]
+    guesses = tesseract.read([_turned(g, k)[1] for k in candidates for g in sample])
+    scores = []
+    for i, k in enumerate(candidates):
+        chunk = guesses[i * len(sample) : (i + 1) * len(sample)]
+        reading = sum(g.confidence for g in chunk) / len(sample)
+        scores.append(reading + LEAN_WEIGHT * lean[k])
+    return candidates[int(np.argmax(scores))]
+
+
+def _turn_sensitive(tiles: TileSet) -> bool:
+    """Whether glyphs must be found in the upright picture: letters with marks above them, or
+    tiles of several letters, are told by what lies above or beside the letter.
+
+    >>> _turn_sensitive(TileSet.named("en")), _turn_sensitive(TileSet.named("de"))
+    (False, True)
+    """
+    return any(len(t) > 1 or unicodedata.normalize("NFD", t) != t for t in tiles.letters)
 
 
 def _rotate_square(square: tuple[int, int], quarter_turns: int) -> tuple[int, int]:
@@ -219,8 +305,9 @@ def read_letters(
 ) -> tuple[list[LetterGuess], list[str]]:
     """A letter (``?`` for a blank) and confidence for each occupied square's glyph.
 
-    The classifier answers where it is sure; every other glyph goes to Tesseract in one call.
-    A letter the classifier has never seen can only come from Tesseract.  With ``tileset``,
+    The classifier answers where it is sure; every other glyph whose reading Tesseract could
+    change goes to Tesseract, all in one call.  A letter the classifier has never seen can only
+    come from Tesseract.  With ``tileset``,
     marks seen above a glyph decide between a letter and its umlaut (:func:`with_marks`).
     """
     guesses: list[LetterGuess | None] = [None] * len(glyphs)
@@ -230,13 +317,23 @@ def read_letters(
     calibrated = classifier.predict(
         np.stack([g.normalised for g in glyphs if g is not None])
     ) if known and any(g is not None for g in glyphs) else []
+    # Tesseract is asked only where its answer could change the reading (see _combine): where
+    # the classifier all but guesses, or where the letter may be one it has never seen.
+    unseen_possible = not known or (
+        tesseract is not None
+        and not set(tesseract.tileset.letters) <= classifier.letters  # type: ignore[union-attr]
+    )
     it = iter(calibrated)
     for i, glyph in enumerate(glyphs):
         if glyph is None:
             guesses[i], sources[i] = LetterGuess(BLANK, 1.0), "blank"
             continue
         guess = next(it) if known else None
-        if guess is not None and guess.confidence >= ACCEPT:
+        if guess is not None and (
+            guess.confidence >= ACCEPT
+            or (guess.confidence >= OVERRULE and not (
+                unseen_possible and (guess.similarity or 0.0) < KNOWN_SIMILARITY))
+        ):
             guesses[i], sources[i] = guess, "classifier"
         else:
             guesses[i] = guess
@@ -339,21 +436,38 @@ def read_board(
     corners = profile.corners if profile is not None else None
     if corners is not None and check_corners(image, corners) < CORNERS_STILL_FIT:
         corners = None  # the camera or the board moved since calibration
+    # The profile's orientation belongs to its camera position: a photo taken from elsewhere
+    # may show the board turned any way.
+    fixed_camera = corners is not None
     if corners is None:
         corners = locate_board(image).corners
     corners = np.asarray(corners, np.float32)
     rectified = rectify_with_margin(image, corners)
-    occupied, occupancy_confidence = occupancy_of(inner(rectified), profile)
+    # The profile's occupancy model learnt the colours of its own camera, light and white
+    # balance; a photo from elsewhere is judged by the uncalibrated model.
+    occupied, occupancy_confidence = occupancy_of(
+        inner(rectified), profile if fixed_camera else None
+    )
     classifier = profile.classifier() if profile is not None else None
     tesseract = TesseractReader(tiles)
-    turns = profile.orientation if profile is not None and profile.orientation is not None else None
+    finder = GlyphFinder(rectified, SQUARE_PX)
+    turns = profile.orientation if fixed_camera and profile is not None else None
+    as_seen: dict[tuple[int, int], Glyph | None] = {}
     if turns is None:
-        turns = find_orientation(rectified, occupied, classifier, tesseract)
-    upright = np.rot90(rectified, turns)
+        seen_squares = [tuple(map(int, rc)) for rc in np.argwhere(occupied)]
+        found = finder.glyphs(seen_squares)
+        turns = orientation_of_glyphs(found, classifier, tesseract)
+        as_seen = {_rotate_square(sq, turns): g for sq, g in zip(seen_squares, found, strict=True)}
     occupied = np.rot90(occupied, turns)
     occupancy_confidence = np.rot90(occupancy_confidence, turns)
     squares = [tuple(map(int, rc)) for rc in np.argwhere(occupied)]
-    guesses, sources = read_letters(glyphs_of(upright, squares), classifier, tesseract, tiles)
+    if as_seen and (turns == 0 or not _turn_sensitive(tiles)):
+        # The glyphs found to tell the orientation, turned with the picture.
+        glyphs = [None if as_seen[sq] is None else as_seen[sq].turned(turns)  # type: ignore[union-attr]
+                  for sq in squares]
+    else:
+        glyphs = finder.glyphs(squares, turns)
+    guesses, sources = read_letters(glyphs, classifier, tesseract, tiles)
     rows = [["."] * SIZE for _ in range(SIZE)]
     confidence = occupancy_confidence.astype(np.float64).copy()
     for (r, c), guess in zip(squares, guesses, strict=True):
