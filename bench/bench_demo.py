@@ -64,7 +64,12 @@ def main() -> int:
     cpu: list[float] = []
     failed: list[int] = []
     for seed in seed_range(args.seeds):
-        result = DemoRun(seed, args.moves).run()
+        try:
+            result = DemoRun(seed, args.moves).run()
+        except Exception as exc:  # noqa: BLE001 - one seed's failure is reported, not fatal
+            failed.append(seed)
+            print(f"seed {seed:>2}: failed: {type(exc).__name__}: {exc}", flush=True)
+            continue
         frame_cpu = result.frame_cpu_seconds
         for key in totals:
             totals[key] += getattr(result, key)

@@ -78,6 +78,10 @@ ALPHABET_ROWS = (
 )
 
 
+class DemoError(RuntimeError):
+    """The demo cannot go on (says why)."""
+
+
 # ------------------------------------------------------------------------------- the game
 
 
@@ -359,11 +363,17 @@ class DemoRun:
     # ------------------------------------------------------------------ running
 
     def calibrate(self) -> Profile:
-        """Teach a new profile the alphabet photo, as ``tilecam calibrate`` would."""
-        from calibration.profile import Profile
+        """Teach a new profile the alphabet photo, as ``tilecam calibrate`` would;
+        :class:`DemoError` when the photo cannot be used."""
+        from calibration.profile import Profile, ProfileError
+        from vision.locate import BoardNotFound
 
         profile = Profile(tileset="en")
-        report = profile.extend(self.camera.calibration_photo(), ALPHABET_ROWS)
+        try:
+            report = profile.extend(self.camera.calibration_photo(), ALPHABET_ROWS)
+        except (BoardNotFound, ProfileError) as exc:
+            raise DemoError(f"seed {self.game.seed}: the calibration photo of the alphabet "
+                            f"cannot be used: {exc}") from exc
         self.profile = profile
         self.on_calibrated(report)
         return profile
@@ -459,16 +469,26 @@ class DemoRun:
         placed: dict[Square, str] = {}
         if report.kind == "play" and event is not None and event.play is not None:
             placed = dict(event.play.placement.tiles)
+        # The squares the pipeline saw tiles laid on (read, even when the rules refused them).
+        squares = set(placed) or set(report.read)
         expected = None
-        if placed and self._waiting and set(placed) & set(self._waiting[0].tiles):
-            expected = self._waiting.pop(0)
+        # The move shown that shares squares with the report; moves shown before it and
+        # never reported were missed.
+        for index, waiting in enumerate(self._waiting):
+            if squares & set(waiting.tiles):
+                for missed in self._waiting[:index]:
+                    result.problems.append(f"turn {missed.number} ({missed.notation}) was "
+                                           "missed")
+                del self._waiting[:index]
+                expected = self._waiting.pop(0)
+                break
         if expected is None:
             result.invented += 1
-            result.problems.append(f"turn {report.turn}: {report.kind} {report.position} "
-                                   f"{report.word} matches no move of the game")
+            result.problems.append(f"{report.kind} {report.position} {report.word} (reported "
+                                   f"turn {report.turn}) matches no move of the game")
             check = TurnCheck(report, None, False, False, False)
         else:
-            detected = set(placed) == set(expected.tiles)
+            detected = squares == set(expected.tiles)
             letters = placed == expected.tiles
             score = report.score == expected.score
             result.moves_detected += detected
@@ -477,7 +497,7 @@ class DemoRun:
             check = TurnCheck(report, expected, detected, letters, score)
             if not check.as_played:
                 result.problems.append(
-                    f"turn {report.turn}: scored {report.position} {report.word} "
+                    f"turn {expected.number}: scored {report.position} {report.word} "
                     f"{report.score:+d}, the game played {expected.notation}"
                 )
         self.checks.append(check)

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 # Light: the demo's heavy parts (OpenCV, the renderer, the pipeline) load when it runs.
-from tilecam.demo import DemoRun, DemoTurn, TurnCheck
+from tilecam.demo import DemoError, DemoRun, DemoTurn, TurnCheck
 
 if TYPE_CHECKING:
     import numpy as np
@@ -252,7 +252,11 @@ def run_headless(args: argparse.Namespace) -> int:
     demo = PrintingRun(args.seed, args.moves, quiet=args.json)
     if not args.json:
         print(_header(demo), flush=True)
-    result = demo.run()
+    try:
+        result = demo.run()
+    except DemoError as exc:
+        print(f"tilecam demo: {exc}", file=sys.stderr)
+        return 1
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False))
     else:
@@ -331,7 +335,11 @@ def run_live(args: argparse.Namespace) -> int:
         print(f"Camera preview:     {server.url(f'/games/{game_id}/camera')}")
         print(f"Controls:           {server.url(f'/games/{game_id}/control')}  (PIN {pin})",
               flush=True)
-        pipeline = demo.make_pipeline()
+        try:
+            pipeline = demo.make_pipeline()
+        except DemoError as exc:
+            print(f"tilecam demo: {exc}", file=sys.stderr)
+            return 1
         demo.link = PageLink(app, game_id, pin, pipeline, say=demo.say)
         result = demo.run()
         for line in _summary_lines(demo):
