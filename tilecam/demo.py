@@ -62,6 +62,9 @@ ENTERED_SECONDS = 1.5
 APPROACH_FRAMES = 8
 HOLD_FRAMES = 4
 
+#: Brightest exposure of the demo camera (see :func:`camera_config`).
+MAX_EXPOSURE = 0.9
+
 EMPTY_ROWS = ["." * 15] * 15
 #: What a user lays out for the first calibration photo: every letter once and the common
 #: ones again, from one English set.
@@ -164,12 +167,18 @@ def demo_game(seed: int = DEFAULT_SEED, moves: int | None = None,
 
 def camera_config(seed: int, size: tuple[int, int] = FRAME_SIZE) -> RenderConfig:
     """The demo camera for ``seed``: a varied realistic one (tilt, lens, light, table, tiles,
-    noise, JPEG) on a stand, so the board is whole in view and roughly upright."""
+    noise, JPEG) on a stand, so the board is whole in view and roughly upright.
+
+    Two things are left out.  A glare spot: :func:`vision.render.animate_move` moves it across
+    the picture as the light drifts, which no lamp does.  Over-exposure: the exposure is kept
+    where the white tiles do not clip, as a camera's automatic exposure keeps them (a clipped
+    tile does not change with the light as the rest of the picture does, and the tracker then
+    takes the view as obstructed while the light drifts)."""
     from vision.render import RenderConfig
 
     base = RenderConfig.random(seed, max_tilt=20, size=size)
     return replace(
-        base, hand=False, motion_blur=0.0, glare=0.0,
+        base, hand=False, motion_blur=0.0, glare=0.0, exposure=min(base.exposure, MAX_EXPOSURE),
         board_scale=max(base.board_scale, 0.8), board_offset=(0.0, 0.0),
         rotation=base.rotation if abs(base.rotation) < 10 else 0.0,
     )
