@@ -324,20 +324,24 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
     cx = centres[:, 0] - layout.pad - (x0 - x)
     cy = centres[:, 1] - layout.pad - (y0 - y)
     distance = np.hypot(cx - side / 2, cy - side / 2)
+    # Sizes are judged on the longer side: the picture may show the tile turned any way.
+    longer = np.maximum(w, h)
     candidate = (
-        (area >= s * s * 0.01) & (h >= s * 0.25) & (w <= s * 0.8) & (h <= s * 0.75)
+        (area >= s * s * 0.01) & (longer >= s * 0.25) & (longer <= s * 0.8)
         & (x > 0) & (y > 0) & (x + w < side) & (y + h < side)  # not cut by the crop
         & (distance <= s * 0.45)
         & (inside_share >= 0.9)  # on a face, not a shadow or gap along a tile's edge
         & has_strong
     )
     candidate[0] = False
-    score = np.where(candidate, h - 1.5 * distance, -np.inf)
-    best = np.full(n, -1)
     ids = np.nonzero(candidate)[0]
-    for k in ids[np.argsort(-score[ids], kind="stable")]:
-        if best[crop[k]] < 0:
-            best[crop[k]] = k
+    # Each crop's tallest central component first; then, since the letters of one tile set
+    # stand about equally tall, the component nearest that common size and the middle (a stretch
+    # of the gap beside a tile shifted by parallax can be the longest thing in the crop).
+    best = _best_per_crop(ids, crop, longer - 1.5 * distance, n)
+    if (best >= 0).sum() >= 3:
+        typical = float(np.median(longer[best[best >= 0]]))
+        best = _best_per_crop(ids, crop, -np.abs(longer - typical) - distance, n)
     # Components of each crop, for marks, neighbouring letters and the digit.
     small = (area >= 3) & (np.arange(count) > 0)
     by_crop: dict[int, list[int]] = {}
@@ -422,6 +426,18 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
             marked=marked,
         ))
     return out
+
+
+def _best_per_crop(ids: np.ndarray, crop: np.ndarray, score: np.ndarray, n: int) -> np.ndarray:
+    """For each of ``n`` crops the component among ``ids`` with the highest score (-1: none)."""
+    best = np.full(n, -1)
+    if len(ids) == 0:
+        return best
+    order = ids[np.lexsort((-score[ids], crop[ids]))]
+    first = np.ones(len(order), bool)
+    first[1:] = crop[order][1:] != crop[order][:-1]
+    best[crop[order][first]] = order[first]
+    return best
 
 
 def _joined_digits(pieces: list[int], stats: np.ndarray, centres: np.ndarray, ox: int, oy: int,

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from scorer.squares import PREMIUM_LAYOUT
 from vision.geometry import (
     GRID_SIZE,
     as_corners,
@@ -608,6 +609,49 @@ def _choose_window(
     return int(starts[int(np.argmax(totals))])
 
 
+#: The premium squares (every kind but plain) of the board, as the grid lies (symmetric under
+#: turns and reflections, so the way the board lies in the picture does not matter).
+_PREMIUM = np.array([[kind != "." for kind in row] for row in PREMIUM_LAYOUT])
+#: How much better (in the score's units, a share of the colour spread) a shifted window must
+#: match the premium layout to replace the window chosen by the lines.
+_PREMIUM_MARGIN = 0.15
+
+
+def _premium_shift(
+    image: np.ndarray, homography: np.ndarray, x0: int, y0: int, scale: float
+) -> tuple[int, int]:
+    """The shift by a line, if any, of the chosen 15x15 window that puts the premium squares
+    where the board's layout has them.
+
+    A band of the frame just outside the grid can pass for one more row of squares, and under
+    a row of tiles the grid's last line is hard to see; the premium squares' colours settle
+    which rows and columns are the grid.  Each square's colour is sampled at five points near
+    its middle; a square is the more premium-like the farther its colour lies from the
+    windows' typical (plain) square colour.
+    """
+    offsets = np.array([[0.5, 0.5], [0.3, 0.3], [0.7, 0.3], [0.3, 0.7], [0.7, 0.7]])
+    cols, rows = np.meshgrid(np.arange(-1, GRID_SIZE + 1), np.arange(-1, GRID_SIZE + 1))
+    lattice = np.stack([cols + x0, rows + y0], axis=-1)[:, :, None, :] + offsets
+    work = project(homography, lattice.reshape(-1, 2))
+    points = ((work + 0.5) / scale - 0.5).reshape(GRID_SIZE + 2, GRID_SIZE + 2, len(offsets), 2)
+    colours = _remap_points(image, points, cv2.BORDER_REPLICATE).astype(np.float32)
+    colours = np.median(colours, axis=2)  # (17, 17, 3): a letter's ink does not move a median
+    best, best_score, chosen_score = (0, 0), -np.inf, -np.inf
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            window = colours[1 + dy : 1 + dy + GRID_SIZE, 1 + dx : 1 + dx + GRID_SIZE]
+            plain = np.median(window[~_PREMIUM], axis=0)
+            distance = np.linalg.norm(window - plain, axis=-1)
+            spread = float(np.median(distance)) + 1.0
+            score = float(distance[_PREMIUM].mean() - distance[~_PREMIUM].mean()) / (
+                spread + float(distance.mean()))
+            if (dx, dy) == (0, 0):
+                chosen_score = score
+            if score > best_score:
+                best, best_score = (dx, dy), score
+    return best if best_score > chosen_score + _PREMIUM_MARGIN else (0, 0)
+
+
 # --------------------------------------------------------------------------- public API
 
 
@@ -703,6 +747,9 @@ def locate_board(image: np.ndarray) -> BoardLocation:
     x0 = _choose_window(ridges, homography, x_span, y_span, True, floor, columns)
     y0 = _choose_window(ridges, homography, y_span, (x0, x0 + GRID_SIZE), False, floor, rows)
     x0 = _choose_window(ridges, homography, x_span, (y0, y0 + GRID_SIZE), True, floor, columns)
+    if image.ndim == 3:
+        dx, dy = _premium_shift(image, homography, x0, y0, attempt.scale)
+        x0, y0 = x0 + dx, y0 + dy
     homography = _refine(
         ridges, homography, (x0, x0 + GRID_SIZE), (y0, y0 + GRID_SIZE), reach=0.2
     )

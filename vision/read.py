@@ -61,6 +61,8 @@ KNOWN_SIMILARITY = 0.8
 #: :func:`vision.locate.check_corners` score below which a profile's fixed-camera corners are
 #: taken to no longer fit and the grid is searched for.
 CORNERS_STILL_FIT = 0.5
+#: Confidence of a square left empty because it showed no letter although taken for a tile.
+UNSURE = 0.5
 #: Glyph height, relative to the photo's median, above which a letter carries marks above it.
 MARKED_HEIGHT = 1.15
 #: Glyphs compared with the calibrated classifier's to decide which way up the tiles are.
@@ -275,6 +277,32 @@ def orientation_of_glyphs(
     return candidates[int(np.argmax(scores))]
 
 
+def not_blanks(
+    squares: list[tuple[int, int]], glyphs: list[Glyph | None], confidence: np.ndarray,
+    blanks: int,
+) -> list[tuple[int, int]]:
+    """The squares taken for tiles that show no letter, beyond the ``blanks`` the tile set
+    has: the blanks kept are those lying beside a lettered tile (a blank is part of a word),
+    then the surest tiles.
+
+    >>> sure = np.full((15, 15), 0.9); sure[0, 0] = 0.6
+    >>> g = Glyph(np.zeros((24, 24), np.float32), np.zeros((4, 4), np.uint8), 0.5)
+    >>> not_blanks([(0, 0), (7, 7), (7, 8), (12, 3)], [None, g, None, None], sure, 2)
+    [(0, 0)]
+    """
+    lettered = {sq for sq, g in zip(squares, glyphs, strict=True) if g is not None}
+    bare = [sq for sq, g in zip(squares, glyphs, strict=True) if g is None]
+    if len(bare) <= blanks:
+        return []
+
+    def in_word(square: tuple[int, int]) -> bool:
+        r, c = square
+        return any(n in lettered for n in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)))
+
+    ranked = sorted(bare, key=lambda sq: (in_word(sq), float(confidence[sq])), reverse=True)
+    return sorted(ranked[blanks:])
+
+
 def _turn_sensitive(tiles: TileSet) -> bool:
     """Whether glyphs must be found in the upright picture: letters with marks above them, or
     tiles of several letters, are told by what lies above or beside the letter.
@@ -467,9 +495,15 @@ def read_board(
                   for sq in squares]
     else:
         glyphs = finder.glyphs(squares, turns)
+    confidence = occupancy_confidence.astype(np.float64).copy()
+    for square in not_blanks(squares, glyphs, confidence, tiles.counts.get(BLANK, 0)):
+        # Taken for a tile but showing no letter, beyond the blanks the set has: a square
+        # lightened by glare or a shadow's edge rather than a tile.
+        index = squares.index(square)
+        del squares[index], glyphs[index]
+        confidence[square] = UNSURE
     guesses, sources = read_letters(glyphs, classifier, tesseract, tiles)
     rows = [["."] * SIZE for _ in range(SIZE)]
-    confidence = occupancy_confidence.astype(np.float64).copy()
     for (r, c), guess in zip(squares, guesses, strict=True):
         rows[r][c] = guess.letter
         confidence[r, c] = min(confidence[r, c], guess.confidence)
