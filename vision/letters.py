@@ -1,10 +1,13 @@
 """Reading the letter on a tile: glyph isolation and a classifier calibrated on the user's tiles.
 
-A tile face is a light, unsaturated square with one dark glyph near its centre and a small
-point-value digit in its lower right corner.  :func:`extract_glyph` finds that glyph in a crop
-a little larger than the square (tiles stand up from the board, so the camera sees them shifted
-by parallax, up to a third of a square near the edges of the picture), drops the digit and
-returns it normalised to a small square array.  A tile face with no glyph is a blank.
+A tile face (ivory plastic or wood) carries one dark glyph near its centre and a small
+point-value digit in its lower right corner.  :class:`GlyphFinder` finds that glyph, for many
+squares at once, in crops a little larger than the squares (tiles stand up from the board, so
+the camera sees them shifted by parallax, up to a third of a square near the edges of the
+picture): ink is what is darker than the face right around it, the glyph is the ink component
+of a letter's size in the middle of a face, the digit is told apart and dropped, and the glyph
+is returned normalised to a small square array.  A tile face with no glyph is a blank.
+:func:`extract_glyph` does the same for one crop.
 
 :class:`LetterClassifier` learns the user's own tile set from labelled glyphs: a nearest-
 neighbour search on histogram-of-gradient features of the normalised glyph.  It was chosen over

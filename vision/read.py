@@ -6,11 +6,16 @@
    fit the picture), otherwise :func:`vision.locate.locate_board`;
 2. a top-down image with a margin around the grid (tiles stand up from the board and the
    camera sees them shifted by parallax);
-3. which squares hold a tile (the profile's occupancy model, or the default one);
-4. which way up the tiles are (the profile's orientation, or the rotation that reads best);
-5. each occupied square's glyph: none means a blank, ``?``;
-6. the letters: the calibrated classifier for letters it knows and is sure of, and ONE
-   batched Tesseract call for everything else.
+3. which squares hold a tile (the profile's occupancy model for its fixed camera, or the
+   uncalibrated one);
+4. each occupied square's glyph (:class:`vision.letters.GlyphFinder`, all squares at once);
+5. which way up the tiles are (the profile's orientation for its fixed camera, or
+   :func:`orientation_of_glyphs`: letters are taller than wide, and read best upright);
+6. squares the uncalibrated occupancy model took for empty that show a letter of the tiles'
+   size are tiles; squares taken for tiles that show no letter are blanks, ``?``, up to the
+   number of blanks in the tile set (the others were glare or shadow);
+7. the letters: the calibrated classifier for letters it knows and is sure of, and ONE
+   batched Tesseract call for the glyphs whose reading Tesseract could change.
 
 Board rows are given the way the tiles read upright; ``corners`` are listed in that
 orientation too (top-left of the upright board first).
@@ -26,6 +31,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from scorer.squares import PREMIUM_LAYOUT
 from scorer.tiles import TileSet
 from vision.letters import (
     BLANK,
@@ -277,6 +283,32 @@ def orientation_of_glyphs(
     return candidates[int(np.argmax(scores))]
 
 
+#: Plain squares (no premium label printed on them), where a letter can only be a tile's.
+_PLAIN = np.array([[kind == "." for kind in row] for row in PREMIUM_LAYOUT])
+#: A letter on a square taken for empty is a tile's when its height lies within these shares
+#: of the tiles' median letter height.
+MISSED_HEIGHT = (0.8, 1.25)
+
+
+def missed_tiles(
+    finder: GlyphFinder, squares: list[tuple[int, int]], glyphs: list[Glyph | None],
+    occupied: np.ndarray, turns: int,
+) -> list[tuple[tuple[int, int], Glyph]]:
+    """Plain squares taken for empty that show a letter of the tiles' size in their middle,
+    with that letter (squares in the upright board's terms, like ``squares``)."""
+    heights = [g.height for g in glyphs if g is not None]
+    if len(heights) < 3:
+        return []
+    typical = float(np.median(heights))
+    empty = [tuple(map(int, rc)) for rc in np.argwhere(~occupied & _PLAIN)]
+    found = finder.glyphs(empty, turns)
+    return [
+        (square, glyph) for square, glyph in zip(empty, found, strict=True)
+        if glyph is not None
+        and MISSED_HEIGHT[0] * typical <= glyph.height <= MISSED_HEIGHT[1] * typical
+    ]
+
+
 def not_blanks(
     squares: list[tuple[int, int]], glyphs: list[Glyph | None], confidence: np.ndarray,
     blanks: int,
@@ -496,6 +528,17 @@ def read_board(
     else:
         glyphs = finder.glyphs(squares, turns)
     confidence = occupancy_confidence.astype(np.float64).copy()
+    if not (fixed_camera and profile is not None and profile.occupancy):
+        # The uncalibrated occupancy model can take a tile for an empty square when tiles and
+        # board are alike in colour (wooden tiles on a tan board); a letter standing in the
+        # middle of a plain square, as tall as the letters on the tiles found, is a tile.
+        for square, glyph in missed_tiles(finder, squares, glyphs, occupied, turns):
+            squares.append(square)
+            glyphs.append(glyph)
+            confidence[square] = UNSURE
+        order = sorted(range(len(squares)), key=lambda i: squares[i])
+        squares = [squares[i] for i in order]
+        glyphs = [glyphs[i] for i in order]
     for square in not_blanks(squares, glyphs, confidence, tiles.counts.get(BLANK, 0)):
         # Taken for a tile but showing no letter, beyond the blanks the set has: a square
         # lightened by glare or a shadow's edge rather than a tile.
