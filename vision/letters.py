@@ -228,6 +228,24 @@ class GlyphFinder:
                          float(s))
 
 
+    def face_brightness(
+        self, squares: Sequence[tuple[int, int]], quarter_turns: int = 0
+    ) -> np.ndarray:
+        """The brightness (grey 0..255) of what lies in the middle of each square: a tile's
+        face, or the board (in the terms of :meth:`glyphs`)."""
+        if len(squares) == 0:
+            return np.zeros(0)
+        grey = np.rot90(self.grey, quarter_turns % 4)
+        s, m = self.square_px, self.margin
+        rows = np.array([r for r, _ in squares])
+        cols = np.array([c for _, c in squares])
+        crops = _crops(grey, rows, cols, s, s + 2 * m)
+        lo, hi = m + int(0.15 * s), m + s - int(0.15 * s)
+        middle = crops[:, lo:hi, lo:hi].reshape(len(squares), -1)
+        at = int(0.8 * middle.shape[1])
+        return np.partition(middle, at, axis=1)[:, at].astype(np.float64)
+
+
 def _holes(mask: np.ndarray) -> np.ndarray:
     """The parts of a 0/1 mask's background that its border cannot reach (its holes)."""
     outside = (1 - mask).astype(np.uint8)

@@ -288,24 +288,32 @@ _PLAIN = np.array([[kind == "." for kind in row] for row in PREMIUM_LAYOUT])
 #: A letter on a square taken for empty is a tile's when its height lies within these shares
 #: of the tiles' median letter height.
 MISSED_HEIGHT = (0.8, 1.25)
+#: ... and the square's middle is about as bright as the faces of the tiles found (not the
+#: darker board of most editions, with its grid lines).
+MISSED_FACE = (0.8, 1.25)
 
 
 def missed_tiles(
     finder: GlyphFinder, squares: list[tuple[int, int]], glyphs: list[Glyph | None],
     occupied: np.ndarray, turns: int,
 ) -> list[tuple[tuple[int, int], Glyph]]:
-    """Plain squares taken for empty that show a letter of the tiles' size in their middle,
-    with that letter (squares in the upright board's terms, like ``squares``)."""
+    """Plain squares taken for empty that show a letter of the tiles' size in their middle, on
+    a face as bright as the tiles' faces, with that letter (squares in the upright board's
+    terms, like ``squares``)."""
+    lettered = [sq for sq, g in zip(squares, glyphs, strict=True) if g is not None]
     heights = [g.height for g in glyphs if g is not None]
     if len(heights) < 3:
         return []
     typical = float(np.median(heights))
+    face = float(np.median(finder.face_brightness(lettered, turns)))
     empty = [tuple(map(int, rc)) for rc in np.argwhere(~occupied & _PLAIN)]
     found = finder.glyphs(empty, turns)
+    brightness = finder.face_brightness(empty, turns)
     return [
-        (square, glyph) for square, glyph in zip(empty, found, strict=True)
+        (square, glyph) for square, glyph, light in zip(empty, found, brightness, strict=True)
         if glyph is not None
         and MISSED_HEIGHT[0] * typical <= glyph.height <= MISSED_HEIGHT[1] * typical
+        and MISSED_FACE[0] * face <= light <= MISSED_FACE[1] * face
     ]
 
 
