@@ -352,7 +352,9 @@ class PageLink:
         kind = QUESTION_KINDS.get(question.kind, question.kind)
         body: dict[str, Any] = {
             "kind": kind, "prompt": question.prompt, "camera_question": question.id,
-            "options": list(question.choices) or ([question.guess] if question.guess else []),
+            # The reader's guess first, then the other letters that would fit.
+            "options": list(dict.fromkeys(
+                ([question.guess] if question.guess else []) + list(question.choices))),
         }
         if question.guess:
             body["guess"] = question.guess
