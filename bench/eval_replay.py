@@ -51,6 +51,7 @@ from scorer.board import Board  # noqa: E402
 from scorer.game import EventKind, Game  # noqa: E402
 from scorer.squares import Square  # noqa: E402
 from tilecam.pipeline import Pipeline, RecordAnswers  # noqa: E402
+from vision.locate import BoardNotFound  # noqa: E402
 from vision.render import (  # noqa: E402
     RenderConfig,
     _camera,
@@ -467,7 +468,12 @@ def main() -> int:
         seeds = ([int(v) for v in args.seeds.split(",")] if args.seeds else
                  list(range(args.first_seed, args.first_seed + args.games)))
         for seed in seeds:
-            result = run_rendered(seed, lexicon, size, lexicon)  # type: ignore[arg-type]
+            try:
+                result = run_rendered(seed, lexicon, size, lexicon)  # type: ignore[arg-type]
+            except BoardNotFound as exc:
+                print(f"seed {seed}: calibration photo unusable, game skipped ({exc})",
+                      flush=True)
+                continue
             for key in totals:
                 totals[key] += getattr(result, key)
             print(f"seed {seed}: {result.found}/{result.expected} turns found, "
