@@ -51,10 +51,15 @@ def test_live_demo_sends_every_move_to_the_scoreboard(capsys, tmp_path):
     try:
         [listed] = store.list_games()
         # The moves came the camera's way: placements of new tiles, scored by the store's game.
-        ops = [op for op in store.ops(listed["id"])]
-        assert [op["op"] for op in ops] == ["place", "place"]
-        assert [{Square.parse(k): v for k, v in op["tiles"].items()} for op in ops] == [
+        ops = store.ops(listed["id"])
+        placed = [op for op in ops if op["op"] == "place"]
+        assert [{Square.parse(k): v for k, v in op["tiles"].items()} for op in placed] == [
             t.tiles for t in game.plays]
+        # Whatever the reader was unsure of was put on the page and answered there first.
+        asked = [op for op in ops if op["op"] == "question"]
+        answered = [op["qid"] for op in ops if op["op"] == "answer"]
+        assert answered == list(range(1, len(asked) + 1))
+        assert {op["op"] for op in ops} <= {"place", "question", "answer"}
         state = store.state(listed["id"])
         assert [p["score"] for p in state["players"]] == [t.score for t in game.plays]
         assert [e["play"]["seed"] for e in state["log"]] == [t.notation for t in game.plays]
