@@ -598,6 +598,7 @@ class Pipeline:
         letters = self.tileset.letters
         board = self.game.board
         settled: dict[Square, str] = {}
+        maybe_blank: list[Square] = []
         if self.lexicon is not None and (blanks or unreadable or unsure):
             # First with the unsure letters as read, then with them unknown too.
             solutions = self._solve(board, tiles, blanks + unreadable, letters)
@@ -605,16 +606,27 @@ class Pipeline:
                 # Valid as read; but only a letter that no other letter could replace is
                 # confirmed (CAT misread as GAT is valid too).
                 confirmed = [sq for sq in unsure if self._determined(tiles, sq) == tiles[sq]]
+                if blanks_left > len(blanks):
+                    # A faceless blank can show a faint mark that reads as the very letter it
+                    # stands for: while blanks are unseen, which of the two is asked.
+                    maybe_blank += confirmed
+                    confirmed = []
                 if confirmed:
                     notes.append("unsure letters confirmed by the dictionary (no other letter "
                                  "fits): " + ", ".join(f"{self.name(sq)} {tiles[sq]}"
                                                        for sq in confirmed))
-                unsure = [sq for sq in unsure if sq not in confirmed]
+                unsure = [sq for sq in unsure if sq not in confirmed and sq not in maybe_blank]
                 if unsure:
                     solutions = []  # asked below, with the letters as read as the guess
             elif unsure:
                 trial = {sq: (BLANK if sq in unsure else t) for sq, t in tiles.items()}
                 solutions = self._solve(board, trial, blanks + unreadable + unsure, letters)
+            if len(solutions) == 1 and unsure and blanks_left > len(blanks):
+                maybe_blank += unsure  # the letter is settled, not whether it is a blank
+                for square in unsure:
+                    tiles[square] = solutions[0][square]
+                unsure = []
+                solutions = [{sq: v for sq, v in solutions[0].items() if sq not in maybe_blank}]
             if len(solutions) == 1:
                 settled = solutions[0]
                 for square in unsure + unreadable:
@@ -648,6 +660,7 @@ class Pipeline:
                         square=square, choices=options[square],
                         guess=read or (options[square][0] if options[square] else None),
                     ))
+                self._ask_blank_or_letter(state, tiles, maybe_blank)
                 return tiles, notes
         for square in blanks:
             state.questions.append(self._ask(
@@ -661,7 +674,19 @@ class Pipeline:
                 "confidence: which letter is it?",
                 square=square, guess=read,
             ))
+        self._ask_blank_or_letter(state, tiles, maybe_blank)
         return tiles, notes
+
+    def _ask_blank_or_letter(self, state: _Pending, tiles: dict[Square, str],
+                             squares: list[Square]) -> None:
+        for square in squares:
+            letter = tiles[square]
+            state.questions.append(self._ask(
+                "letter",
+                f"the tile on {self.name(square)} reads as {letter} only by the word list: is "
+                f"it {letter}, or a blank standing for {letter} ({letter.lower()})?",
+                square=square, choices=[letter, letter.lower()], guess=letter,
+            ))
 
     def _check_words(self, state: _Pending) -> None:
         """Words not in the word list: a phony, or a letter misread with confidence.
