@@ -754,7 +754,9 @@ class Pipeline:
             return []
         order = sorted(sq for sq, t in query.items() if t == BLANK)
         found = self.lexicon.blank_solutions(words, letters, limit=limit)
-        return [{order[i]: letter for i, letter in s.items()} for s in found]
+        solutions = [{order[i]: letter for i, letter in s.items()} for s in found]
+        # A tile that is in no word (a misplaced one) is not settled by any: no solution.
+        return [s for s in solutions if len(s) == len(order)]
 
     def _no_placement(self) -> MoveReport | None:
         state = _Pending([], {}, [], [], [])
