@@ -14,17 +14,25 @@ Read two ways:
 - *calibrated*: with a profile made the way a user makes one, :meth:`Profile.extend` with two
   photos of known contents taken with the same board, tile set and font but from another camera
   position each: the alphabet laid out in rows, and a mid-game position of a game not among the
-  test games.  One profile per board edition, font and tile style.
+  test games.  One profile per board edition, font and tile style.  Calibration photos are
+  taken with care (held still, in focus; a photo in which no grid is found is taken again, and
+  the retakes are listed); the photos read keep every blur their configuration gives them.
 
-Scored like chesscog: a photo whose grid corners (in the upright board's order) lie more than a
-quarter of a square from the true ones is a *localisation* failure (all its squares wrong, and
+Scored like chesscog: a photo whose grid corners (in the upright board's order) lie more than
+half a square from the true ones is a *localisation* failure (all its squares wrong, and
 counted there); a grid found right but turned is an *orientation* failure (likewise); otherwise
 each square wrong is an *occupancy* error (tile read as empty or empty as tile), a *letter*
 error (one letter read as another) or a *blank* error (a blank read as a letter or a letter as a
 blank).  Per-square error is squares wrong / squares; a board is perfect with no square wrong.
+The table breaks the results down by edition, game stage, camera tilt and blur.
+
+``--speed RUNS`` instead times cold reads of the real game's 1920x1080 frame (as
+``bench/bench_letters.py`` makes it) in fresh single-threaded processes, reporting the CPU time
+of the process, that of its Tesseract children, and wall time.
 
 Usage: ``.venv/bin/python bench/eval_rendered.py [--count 300] [--seed 1]
-[--editions green,red,classic,deluxe,green_print] [--size 1280x720] [--show-errors]``
+[--editions green,red,classic,deluxe,green_print] [--size 1280x720] [--show-errors]
+[--progress] [--speed RUNS]``
 """
 
 from __future__ import annotations
@@ -266,13 +274,17 @@ def report(tallies: dict[str, Tally], show_errors: bool = False) -> str:
         by_edition: defaultdict[str, list[Outcome]] = defaultdict(list)
         by_stage: defaultdict[str, list[Outcome]] = defaultdict(list)
         by_tilt: defaultdict[str, list[Outcome]] = defaultdict(list)
+        by_blur: defaultdict[str, list[Outcome]] = defaultdict(list)
         for o in outcomes:
+            config = o.case.config
+            by_blur["motion blur" if config.motion_blur >= 1.0 else "defocus >1 px"
+                    if config.defocus > 1.0 else "sharp"].append(o)
             by_edition[o.case.edition].append(o)
             by_stage[o.case.stage].append(o)
             tilt = o.case.config.tilt
             by_tilt["tilt <15" if tilt < 15 else "tilt 15-25" if tilt < 25 else "tilt 25-35"]\
                 .append(o)
-        for group in (by_edition, by_stage, by_tilt):
+        for group in (by_edition, by_stage, by_tilt, by_blur):
             for name in sorted(group):
                 lines.append(tally.table_row(f"  {name}", group[name]))
         confusions: Counter[tuple[str, str]] = Counter(
