@@ -24,6 +24,7 @@ calibration yet.  A video file or a folder ends; the pages stay open until Ctrl-
 from __future__ import annotations
 
 import argparse
+import logging
 import secrets
 import signal
 import sys
@@ -100,6 +101,9 @@ def run(args: argparse.Namespace) -> int:
     from webui import STORE_KEY, create_app
     from webui.store import StoreError, default_database
 
+    # Warnings of the pipeline and the sources (a lost stream reconnecting, a frame that could
+    # not be read) are for the person at the computer, in tilecam's voice.
+    logging.basicConfig(level=logging.WARNING, format="tilecam: %(message)s")
     if (args.cert is None) != (args.key is None):
         return _fail("--cert and --key go together")
     for path in (args.cert, args.key):
@@ -210,9 +214,7 @@ def run(args: argparse.Namespace) -> int:
                 for report in link.wait_and_poll(1.0):
                     _print_move(report)
             except Exception:  # noqa: BLE001 - the pages and the camera must go on
-                import logging
-
-                logging.getLogger(__name__).exception("taking in the page's changes failed")
+                logging.getLogger("tilecam.run").exception("taking in the page's changes failed")
                 stop.wait(1.0)
 
     relay_thread = threading.Thread(target=relay, name="tilecam-relay", daemon=True)
@@ -227,9 +229,22 @@ def run(args: argparse.Namespace) -> int:
             frames = source
         last = 0.0
         with frames:
+            failures: set[str] = set()
             for stamp, frame in frames:
                 last = stamp
-                for report in link.feed(stamp, frame):
+                try:
+                    reports = link.feed(stamp, frame)
+                except Exception as exc:  # noqa: BLE001 - the game on the pages must go on
+                    # The game is safe in the database; the pipeline goes on with the next
+                    # frame.  Each kind of failure is told once, with where it happened.
+                    what = f"{type(exc).__name__}: {exc}"
+                    if what not in failures:
+                        failures.add(what)
+                        logging.getLogger("tilecam.run").exception(
+                            "the camera pipeline failed on the frame at %.2f s (%s); "
+                            "going on with the next frames", stamp, what)
+                    continue
+                for report in reports:
                     _print_move(report)
         for report in link.finish(last):
             _print_move(report)
