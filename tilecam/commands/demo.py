@@ -13,8 +13,9 @@ screens update as the game goes on; the game plays at a watchable pace (``--spee
 page stays open after the game until Ctrl-C.
 
 ``--headless`` runs the same as fast as it can, without the page, and ends with a summary;
-``--json`` prints it as ``{"moves_played", "moves_detected", "scores_agree", "seconds", "fps",
-...}``.  Exit status 0 only when every move was detected and scored as the game played it.
+``--json`` (which implies ``--headless``) prints it as ``{"moves_played", "moves_detected",
+"scores_agree", "seconds", "fps", ...}``.  Exit status 0 only when every move was detected and
+scored as the game played it.
 
 ``--record`` replays the bundled game record instead (the rule sheet's worked example and
 challenges; no camera involved).
@@ -84,7 +85,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="pace of the live demo: a multiple of real time, or slow, normal, "
                              "fast (3x), max (default: normal)")
     parser.add_argument("--json", action="store_true",
-                        help="print the summary (or, with --record, the moves) as JSON")
+                        help="print the summary (or, with --record, the moves) as JSON; "
+                             "implies --headless")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address the page listens on (default 127.0.0.1: this computer; "
                              "0.0.0.0 lets phones on the network watch)")
@@ -104,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     if args.moves is not None and args.moves < 1:
         print("tilecam demo: --moves must be at least 1", file=sys.stderr)
         return 2
-    if args.headless:
+    if args.headless or args.json:  # JSON is for scripts, which watch no page
         return run_headless(args)
     return run_live(args)
 
@@ -344,8 +346,6 @@ def run_live(args: argparse.Namespace) -> int:
         result = demo.run()
         for line in _summary_lines(demo):
             print(line)
-        if args.json:
-            print(json.dumps(result.to_json(), ensure_ascii=False))
         status = 0 if result.ok else 1
         if not args.exit:
             print(f"The game is over; the scoreboard stays open at "
