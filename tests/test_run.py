@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -184,7 +185,9 @@ def test_video_file_plays_its_moves_into_the_page(game, profile_dir, tmp_path):
             writer.write(image)
             written += 1
     writer.release()
-    running = Running("--source", str(video), "--profile", str(profile_dir),
+    profile = tmp_path / "profile"
+    shutil.copytree(profile_dir, profile)
+    running = Running("--source", str(video), "--profile", str(profile),
                       "--players", "Ann,Ben", "--quiet-seconds", "3", db=tmp_path / "g.db")
     try:
         state = running.wait_for(lambda s: len(plays(s)) == 2, what="two moves scored",
@@ -205,6 +208,9 @@ def test_video_file_plays_its_moves_into_the_page(game, profile_dir, tmp_path):
     out = running.output
     assert "board found in the picture" in out
     assert f"the source has ended ({written} frames, 0 unreadable)" in out
+    # The tiles of the confirmed moves were learnt, and kept for the next game.
+    assert f"the profile in {profile} now holds" in out
+    assert len(Profile.load(profile).labels) > len(Profile.load(profile_dir).labels)
     assert status == 0, out
 
 
@@ -220,7 +226,9 @@ def test_photos_one_per_turn_and_a_question_answered_on_the_controls_page(game, 
         flat = render_flat(list(rows), seed=SEED, config=camera.config)
         image = render_frame(flat, camera.config, seed=SEED if n < len(boards) else 99).image
         cv2.imwrite(str(folder / f"turn-{n}.jpg"), image)
-    running = Running("--source", str(folder), "--profile", str(profile_dir),
+    profile = tmp_path / "profile"
+    shutil.copytree(profile_dir, profile)
+    running = Running("--source", str(folder), "--profile", str(profile),
                       "--players", "Ann,Ben", db=tmp_path / "g.db")
     try:
         # The players answer what the reader is unsure of; the third photo shows no new

@@ -195,6 +195,7 @@ def run(args: argparse.Namespace) -> int:
         return make_pipeline(new_profile, previous)
 
     pipeline = make_pipeline(profile)
+    samples_at_start = 0 if profile is None else len(profile.labels)
     link = PageLink(app, game_id, pin, pipeline, say=say, profile_dir=args.profile,
                     rebuild=rebuilt)
     _introduce(server, game_id, pin, args, profile, source, stills, lexicon is not None)
@@ -272,7 +273,23 @@ def run(args: argparse.Namespace) -> int:
         relay_thread.join(timeout=3)
         server.stop()
         store.close()
+        _keep_learnt(link.pipeline.profile, args.profile, samples_at_start)
     return 0
+
+
+def _keep_learnt(profile: Any, folder: Path | None, samples_at_start: int) -> None:
+    """The tiles of the moves confirmed during the game, learnt by the profile, saved in its
+    folder for the next game."""
+    if profile is None or folder is None or len(profile.labels) == samples_at_start:
+        return
+    try:
+        profile.save(folder)
+    except OSError as exc:
+        print(f"tilecam: cannot save the profile in {folder}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return
+    print(f"tilecam: the profile in {folder} now holds {len(profile.labels)} tile samples "
+          f"({len(profile.labels) - samples_at_start:+d} from this game)", flush=True)
 
 
 def _introduce(server: LiveServer, game_id: str, pin: str, args: argparse.Namespace,
