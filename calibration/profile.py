@@ -308,7 +308,7 @@ class Profile:
 
         report = ExtendReport()
         squares = sorted(known)
-        found = glyphs_of(upright, squares)
+        found = glyphs_of(upright, squares, tileset=TileSet.named(self.tileset))
         glyphs, labels = [], []
         for square, glyph in zip(squares, found, strict=True):
             letter = known[square]

@@ -164,9 +164,13 @@ class GlyphFinder:
     of the four quarter turns of the image (the closing is symmetric, so turning it commutes).
     """
 
-    def __init__(self, rectified: np.ndarray, square_px: int, margin: int | None = None) -> None:
+    def __init__(self, rectified: np.ndarray, square_px: int, margin: int | None = None,
+                 joined: bool = True) -> None:
         self.square_px = int(square_px)
         self.margin = crop_margin_px(square_px) if margin is None else int(margin)
+        #: Whether marks above a letter (Ä Ö Ü) and a second letter beside it (tiles of two
+        #: letters) join its glyph; without such tiles in the set, joining only picks up noise.
+        self.joined = joined
         grey = _grey(rectified)
         background = cv2.morphologyEx(grey, cv2.MORPH_CLOSE, _closing_kernel(self.square_px))
         self.grey = grey
@@ -225,7 +229,7 @@ class GlyphFinder:
         ink_mosaic, _ = _mosaic(ink.view(np.uint8), 1)
         strong_mosaic, _ = _mosaic(strong.view(np.uint8), 1)
         return _assemble(ink_mosaic, strong_mosaic, inner_mosaic, tight, len(squares), side,
-                         float(s))
+                         float(s), self.joined)
 
 
     def face_brightness(
@@ -305,7 +309,7 @@ def _unmosaic(mosaic: np.ndarray, layout: _Layout, n: int, side: int) -> np.ndar
 
 
 def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _Layout, n: int,
-              side: int, s: float) -> list[Glyph | None]:
+              side: int, s: float, joined: bool = True) -> list[Glyph | None]:
     """Pick each crop's glyph among the ink components of the mosaic (see :func:`extract_glyph`
     for the rules).
 
@@ -388,7 +392,9 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
                 ky + kh <= gy + 2 and ky >= gy - 0.4 * gh and kx >= gx - 3
                 and kx + kw <= gx + gw + 3 and 3 <= karea <= 0.2 * garea
                 and kw <= 0.8 * gw and kh <= 0.35 * gh
-                and kw <= 2.5 * kh  # dots and accents, not a stretch of the tile's edge above
+                # Dots and accents (two dots may run together), not a thin stretch of the
+                # tile's edge above.
+                and (kw <= 2.5 * kh or kh >= 0.15 * gh)
             )
             # A second letter of a multi-letter tile; not a thin line (a gap between tiles).
             beside = (
@@ -396,7 +402,7 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
                 and min(abs(kx - (gx + gw)), abs(gx - (kx + kw))) < 0.3 * gh
                 and kx > 0 and kx + kw < side and kw >= 0.3 * kh
             )
-            if above or beside:
+            if joined and (above or beside):
                 keep.append(k)
                 marked = marked or above
         # The kept components' box; cut to the ink left once a joined digit is taken out.

@@ -142,10 +142,16 @@ def inner(rectified: np.ndarray, square_px: int = SQUARE_PX) -> np.ndarray:
 
 
 def glyphs_of(
-    rectified: np.ndarray, squares: list[tuple[int, int]], square_px: int = SQUARE_PX
+    rectified: np.ndarray, squares: list[tuple[int, int]], square_px: int = SQUARE_PX,
+    tileset: TileSet | None = None,
 ) -> list[Glyph | None]:
-    """The glyph (or None, a blank face) on each of ``squares`` of an upright rectified image."""
-    return GlyphFinder(rectified, square_px).glyphs(squares)
+    """The glyph (or None, a blank face) on each of ``squares`` of an upright rectified image.
+
+    With ``tileset``, marks above and letters beside join a glyph only if the set has such
+    tiles (see :class:`vision.letters.GlyphFinder`).
+    """
+    joined = tileset is None or _turn_sensitive(tileset)
+    return GlyphFinder(rectified, square_px, joined=joined).glyphs(squares)
 
 
 def orientation_from_digits(glyphs: list[Glyph | None]) -> tuple[int, float]:
@@ -518,7 +524,7 @@ def read_board(
     )
     classifier = profile.classifier() if profile is not None else None
     tesseract = TesseractReader(tiles)
-    finder = GlyphFinder(rectified, SQUARE_PX)
+    finder = GlyphFinder(rectified, SQUARE_PX, joined=_turn_sensitive(tiles))
     turns = profile.orientation if fixed_camera and profile is not None else None
     as_seen: dict[tuple[int, int], Glyph | None] = {}
     if turns is None:
