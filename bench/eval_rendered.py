@@ -32,7 +32,7 @@ of the process, that of its Tesseract children, and wall time.
 
 Usage: ``.venv/bin/python bench/eval_rendered.py [--count 300] [--seed 1]
 [--editions green,red,classic,deluxe,green_print] [--size 1280x720] [--show-errors]
-[--progress] [--speed RUNS]``
+[--progress] [--only N,N,...] [--save DIR] [--speed RUNS]``
 """
 
 from __future__ import annotations
@@ -242,13 +242,20 @@ def header() -> str:
 
 
 def evaluate(count: int, seed: int, editions: Sequence[str], size: tuple[int, int],
-             progress: bool = False) -> dict[str, Tally]:
-    """Render and read ``count`` photos both ways; returns the tallies by mode."""
+             progress: bool = False, only: set[int] | None = None,
+             save: Path | None = None) -> dict[str, Tally]:
+    """Render and read ``count`` photos both ways (of them only the numbers in ``only``, when
+    given; each photo also written to ``save`` as ``N.png``); returns the tallies by mode."""
     tallies = {"uncalibrated": Tally(), "calibrated": Tally()}
     profiles: dict[tuple[str, str, str], Profile] = {}
     for case in cases(count, seed, editions, size):
+        if only is not None and case.number not in only:
+            continue
         photo = render_board(list(case.rows), tileset="en", edition=case.edition,
                              seed=case.config.scene_seed, config=case.config)
+        if save is not None:
+            save.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(save / f"{case.number}.png"), photo.image)
         key = (case.edition, case.config.font, tile_style(case.edition, case.config))
         if key not in profiles:
             profiles[key] = calibration_profile(*key, size)
@@ -384,6 +391,11 @@ def main() -> int:
     parser.add_argument("--size", default="1280x720")
     parser.add_argument("--show-errors", action="store_true")
     parser.add_argument("--progress", action="store_true")
+    parser.add_argument("--only", default="", metavar="N,N,...",
+                        help="read only these photos of the --count (by number, as --progress "
+                             "numbers them), to look into them")
+    parser.add_argument("--save", type=Path, metavar="DIR",
+                        help="also write each photo read to DIR/N.png")
     parser.add_argument("--speed", type=int, metavar="RUNS", default=0,
                         help="only time cold reads of a real 1920x1080 photo, RUNS times")
     args = parser.parse_args()
@@ -394,7 +406,9 @@ def main() -> int:
     size = tuple(int(v) for v in args.size.lower().split("x"))
     editions = [e.strip() for e in args.editions.split(",") if e.strip()]
     started = time.perf_counter()
-    tallies = evaluate(args.count, args.seed, editions, size, progress=args.progress)
+    only = {int(n) for n in args.only.split(",") if n.strip()} or None
+    tallies = evaluate(args.count, args.seed, editions, size, progress=args.progress, only=only,
+                       save=args.save)
     print(f"{args.count} rendered photos {args.size}, seed {args.seed}, editions "
           f"{', '.join(editions)}, tilt up to 35 degrees")
     print(report(tallies, args.show_errors))
