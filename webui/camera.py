@@ -15,7 +15,7 @@ or ``http://localhost``.  On a local network, serve over HTTPS with a self-signe
 
     openssl req -x509 -newkey rsa:2048 -nodes -days 365 -subj "/CN=tilecam" \\
         -keyout key.pem -out cert.pem
-    tilecam serve --cert cert.pem --key key.pem
+    tilecam run --cert cert.pem --key key.pem
 
 and accept the certificate warning once on the phone.
 """

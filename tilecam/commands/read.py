@@ -32,8 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import cv2
 
-    from calibration.profile import Profile, ProfileError
-    from scorer.tiles import TileError, TileSet
+    from tilecam.profile_options import OptionError, profile_and_tileset
     from vision.locate import BoardNotFound
     from vision.read import UnreadableImage, read_board
 
@@ -41,20 +40,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"tilecam read: {message}", file=sys.stderr)
         return 2
 
-    profile = None
-    if args.profile is not None:
-        try:
-            profile = Profile.load(args.profile)
-        except ProfileError as exc:
-            return fail(str(exc))
     try:
-        tileset = TileSet.named(args.tileset or (profile.tileset if profile else "en"))
-    except TileError as exc:
+        profile, tileset = profile_and_tileset(args.profile, args.tileset)
+    except OptionError as exc:
         return fail(str(exc))
-    if profile is not None and args.tileset and tileset.code != profile.tileset:
-        return fail(
-            f"--tileset {tileset.code} differs from the profile's tile set {profile.tileset}"
-        )
     if not args.image.is_file():
         return fail(f"cannot read image {args.image}: no such file")
     image = cv2.imread(str(args.image), cv2.IMREAD_COLOR)

@@ -63,10 +63,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import cv2
 
-    from calibration.profile import Profile, ProfileError
     from scorer.gcg import GCGError, Header, write_gcg
-    from scorer.tiles import TileError, TileSet
     from tilecam.pipeline import Pipeline, RecordAnswers, default_lexicon
+    from tilecam.profile_options import OptionError, profile_and_tileset
     from vision.sources import SourceError, open_source
     from vision.tracker import TrackerConfig
 
@@ -75,19 +74,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     cv2.setNumThreads(max(1, cv2.getNumThreads()))
-    profile = None
-    if args.profile is not None:
-        try:
-            profile = Profile.load(args.profile)
-        except ProfileError as exc:
-            return fail(str(exc))
     try:
-        tileset = TileSet.named(args.tileset or (profile.tileset if profile else "en"))
-    except TileError as exc:
+        profile, tileset = profile_and_tileset(args.profile, args.tileset)
+    except OptionError as exc:
         return fail(str(exc))
-    if profile is not None and args.tileset and tileset.code != profile.tileset:
-        return fail(f"--tileset {tileset.code} differs from the profile's tile set "
-                    f"{profile.tileset}")
     players = [p.strip() for p in args.players.split(",") if p.strip()]
     if not 2 <= len(players) <= 4:
         return fail(f"--players needs 2 to 4 names, got {len(players)}")

@@ -92,10 +92,9 @@ NO_CAMERA_HELP = (
 def run(args: argparse.Namespace) -> int:
     import cv2
 
-    from calibration.profile import Profile, ProfileError
-    from scorer.tiles import TileError, TileSet
     from tilecam.live import PageLink, start_server
     from tilecam.pipeline import Pipeline, default_lexicon
+    from tilecam.profile_options import OptionError, profile_and_tileset
     from vision.sources import ImageFolderSource, SourceError, open_source
     from vision.tracker import TrackerConfig
     from webui import STORE_KEY, create_app
@@ -116,19 +115,10 @@ def run(args: argparse.Namespace) -> int:
     if args.quiet_seconds is not None and not args.quiet_seconds > 0:
         return _fail("--quiet-seconds must be above 0")
 
-    profile = None
-    if args.profile is not None and (args.profile / "profile.json").exists():
-        try:
-            profile = Profile.load(args.profile)
-        except ProfileError as exc:
-            return _fail(str(exc))
     try:
-        tileset = TileSet.named(args.tileset or (profile.tileset if profile else "en"))
-    except TileError as exc:
+        profile, tileset = profile_and_tileset(args.profile, args.tileset, may_be_new=True)
+    except OptionError as exc:
         return _fail(str(exc))
-    if profile is not None and tileset.code != profile.tileset:
-        return _fail(f"--tileset {tileset.code} differs from the profile's tile set "
-                     f"{profile.tileset}")
 
     source = None
     if args.source is not None:
