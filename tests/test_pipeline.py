@@ -1,5 +1,6 @@
 """The camera pipeline into the game: rendered stills (dictionary-inferred blank, a turn without
-tiles) and the real photographed German game."""
+tiles), the real photographed German game, and (with the readers scripted) how the word list
+and the tiles left settle or question the letters read."""
 
 from __future__ import annotations
 
@@ -7,15 +8,19 @@ from dataclasses import replace
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from calibration.profile import Profile
 from scorer.game import EventKind, Game
 from scorer.lexicon import Lexicon
 from scorer.squares import Square
+from scorer.tiles import TileSet
 from tilecam.pipeline import Pipeline, RecordAnswers
+from vision.letters import GLYPH_PX, Glyph, LetterGuess
 from vision.render import RenderConfig, render_board
 from vision.sources import open_source
+from vision.tracker import MoveCommitted, TilesAdded
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 GAME = SHARED / "data" / "photos" / "scrabscrap-game01"
@@ -115,3 +120,214 @@ def test_real_game_as_stills_with_the_record_answering():
     assert [(q.turn, q.answer) for q in blanks] == [(23, "e"), (24, "s")]
     assert all(q.answered_by == "record" for q in pipeline.questions)
     assert [e.kind for e in pipeline.game.events].count(EventKind.EXCHANGE) == 1
+
+
+# ------------------------------------------------------------------ letters settled by the words
+#
+# The camera's part is scripted: the tracker reports the squares a move settled on, and the
+# readers read each square as the script says (the classifier's letter and confidence, and
+# Tesseract's letter when it is asked for a second reading).  Everything after that (inference,
+# questions, the word list, the tiles left, the game) is the pipeline's own.
+
+
+class ScriptedTracker:
+    """Stands in for :class:`vision.tracker.Tracker`: each frame fed returns the events
+    queued for it."""
+
+    def __init__(self) -> None:
+        self.queued: list[object] = []
+        self.counters: dict[str, int] = {}
+        self.provisional_squares: list[tuple[int, int]] = []
+        self.orientation = 0
+        self.boards: list[list[str]] = []
+
+    def update(self, time: float, frame: object) -> list[object]:
+        out, self.queued = self.queued, []
+        return out
+
+    def finish(self, time: float) -> list[object]:
+        return self.update(time, None)
+
+    def confirm_board(self, rows: list[str]) -> None:
+        self.boards.append(list(rows))
+
+    def refit_occupancy(self, base: object = ()) -> bool:
+        return False
+
+
+class Readers:
+    """The letters the readers see: ``first[square] = (letter, confidence)`` for the
+    classifier, ``second[square]`` for Tesseract ("" reads nothing); each glyph carries its
+    square in its ink so that a reading can be told apart."""
+
+    def __init__(self) -> None:
+        self.first: dict[Square, tuple[str, float]] = {}
+        self.second: dict[Square, str] = {}
+        self.second_calls = 0
+
+    def glyph(self, square: Square) -> Glyph:
+        ink = np.array([[square.row, square.col]], np.uint8)
+        return Glyph(np.zeros((GLYPH_PX, GLYPH_PX), np.float32), ink, 0.5)
+
+    @staticmethod
+    def square_of(ink: np.ndarray) -> Square:
+        return Square(int(ink[0, 0]), int(ink[0, 1]))
+
+    def read(self, inks: list[np.ndarray]) -> list[LetterGuess]:  # Tesseract
+        self.second_calls += 1
+        squares = [self.square_of(ink) for ink in inks]
+        return [LetterGuess(self.second.get(sq) or self.first[sq][0] or "?", 0.9)
+                for sq in squares]
+
+
+@pytest.fixture()
+def readers(monkeypatch) -> Readers:
+    import vision.read
+
+    script = Readers()
+    monkeypatch.setattr(vision.read, "rectify_with_margin",
+                        lambda frame, corners: np.zeros((8, 8, 3), np.uint8))
+    monkeypatch.setattr(vision.read, "glyphs_of",
+                        lambda image, squares: [script.glyph(Square(r, c)) for r, c in squares])
+    monkeypatch.setattr(vision.read, "read_letters", lambda glyphs, *_: (
+        [LetterGuess(*script.first[script.square_of(g.ink)]) for g in glyphs], []))
+    return script
+
+
+@pytest.fixture(scope="module")
+def enable() -> Lexicon:
+    return Lexicon.default()
+
+
+def scripted(readers: Readers, lexicon: Lexicon, tileset: object = "en",
+             **options: object) -> Pipeline:
+    pipeline = Pipeline(["ann", "ben"], lexicon=lexicon, tileset=tileset, hold=True,
+                        **options)
+    pipeline.tracker = ScriptedTracker()  # type: ignore[assignment]
+    pipeline.orientation = 0
+    pipeline.tesseract = readers  # type: ignore[assignment]
+    return pipeline
+
+
+def lay(pipeline: Pipeline, readers: Readers, start: str, reads: list[tuple[str, float]],
+        down: bool = False, second: str = "") -> list:
+    """A move laid from square ``start`` (``"D8"``) across (or down), each tile read as
+    ``reads`` says; ``second``: Tesseract's letters, one per tile ("." = as the classifier)."""
+    first = Square.parse(start)
+    squares = [Square(first.row + i, first.col) if down else Square(first.row, first.col + i)
+               for i in range(len(reads))]
+    for n, (square, read) in enumerate(zip(squares, reads, strict=True)):
+        readers.first[square] = read
+        if second and second[n] != ".":
+            readers.second[square] = second[n]
+    cells = tuple((sq.row, sq.col) for sq in squares)
+    pipeline.tracker.queued = [TilesAdded(1.0, cells, np.zeros((8, 8, 3), np.uint8), None),
+                               MoveCommitted(2.0, cells)]
+    return pipeline.feed(2.0, np.zeros((8, 8, 3), np.uint8))
+
+
+def answer_all(pipeline: Pipeline, truth: dict[str, str]) -> list:
+    """The players answer every question, one at a time, as they come (a letter by square
+    name, or ``truth["play"]`` for what was played)."""
+    reports = []
+    while pipeline.pending:
+        question = pipeline.pending[0]
+        key = "play" if question.kind == "placement" else str(question.square)
+        reports += pipeline.answer(question.id, truth[key])
+    return reports
+
+
+def test_every_word_is_checked_after_several_questions_in_one_turn(readers, enable):
+    # LINTY: L and I read without confidence (both asked), T read as I with confidence.
+    pipeline = scripted(readers, enable)
+    held = lay(pipeline, readers, "D8", [("L", 0.4), ("I", 0.4), ("N", 0.95), ("I", 0.95),
+                                         ("Y", 0.95)], second="...T.")
+    assert held == [] and [q.square for q in pipeline.pending] == [Square.parse("D8"),
+                                                                  Square.parse("E8")]
+    [report] = answer_all(pipeline, {"D8": "L", "E8": "I"})
+    assert (report.kind, report.word) == ("play", "LINTY")
+    assert report.score == Game(["ann", "ben"]).place(
+        {Square(7, 3 + i): t for i, t in enumerate("LINTY")}).score
+    assert any("G8: read I, corrected to T by the dictionary" in n for n in report.notes), \
+        report.notes
+    # Both questions were answered and used; none was added for the corrected letter.
+    assert [q.answer for q in report.questions] == ["L", "I"] and not report.unconfirmed
+
+
+def test_a_confident_misread_with_one_fitting_letter_is_corrected_without_asking(readers,
+                                                                                  enable):
+    # JOKER read as JOKIR with confidence; Tesseract reads something else there (not I).
+    pipeline = scripted(readers, enable)
+    [report] = lay(pipeline, readers, "D8", [(c, 0.95) for c in "JOKIR"], second="...F.")
+    assert report.word == "JOKER" and report.questions == [] and not report.unconfirmed
+    assert any("corrected to E by the dictionary" in n and "JOKIR not in the word list" in n
+               for n in report.notes), report.notes
+
+
+def test_when_both_readers_agree_on_a_word_not_in_the_list_the_players_are_asked(readers,
+                                                                                  enable):
+    # Tesseract reads I too: a phony is as likely as a misread, so the players say which.
+    pipeline = scripted(readers, enable)
+    assert lay(pipeline, readers, "D8", [(c, 0.95) for c in "JOKIR"], second="...I.") == []
+    [question] = pipeline.pending
+    assert question.kind == "letter" and question.square == Square.parse("G8")
+    assert question.choices == ["E", "I"] and question.guess == "I"
+    assert "JOKIR is not in the word list" in question.prompt
+    [report] = pipeline.answer(question.id, "I")  # a phony: scored as laid
+    assert report.word == "JOKIR"
+
+
+def test_several_fitting_letters_and_no_reader_choosing_one_ask_what_was_played(readers,
+                                                                                 enable):
+    pipeline = scripted(readers, enable)
+    assert lay(pipeline, readers, "D8", [(c, 0.95) for c in "LINIY"]) == []
+    [question] = pipeline.pending
+    assert question.kind == "placement" and question.guess == "8D LINIY"
+    [report] = pipeline.answer(question.id, "8D LINTY")
+    assert report.word == "LINTY" and not report.unconfirmed
+
+
+def one_i() -> TileSet:
+    """The English set with a single I, so that one misread I uses them all up."""
+    english = TileSet.named("en")
+    return replace(english, counts={**english.counts, "I": 1})
+
+
+def test_a_tile_used_up_by_an_earlier_misread_corrects_that_move(readers, enable):
+    # BET read as BIT with confidence (a valid word: nothing to notice then) uses the only I.
+    pipeline = scripted(readers, enable, tileset=one_i())
+    [first] = lay(pipeline, readers, "G8", [(c, 0.95) for c in "BIT"], second=".E.")
+    assert first.word == "BIT"
+    pipeline.game.pass_turn()  # entered on the page: the correction replays it too
+    # TI down from I8 needs the I, of which none is left: the earlier I was the misread.
+    [report] = lay(pipeline, readers, "I9", [("I", 0.95)], down=True)
+    assert (report.kind, report.word) == ("play", "(T)I")
+    [correction] = report.corrected
+    assert (correction.square, correction.turn, correction.was, correction.letter) == (
+        Square.parse("H8"), 1, "I", "E")
+    assert any("no I is left" in n and "corrected to E by the dictionary" in n
+               for n in report.notes), report.notes
+    # The game is as played: BET, the pass, TI; the first report says it was corrected.
+    expected = Game(["ann", "ben"], one_i())
+    expected.place({Square(7, 6): "B", Square(7, 7): "E", Square(7, 8): "T"})
+    expected.pass_turn()
+    expected.place({Square(8, 8): "I"})
+    assert [e.kind for e in pipeline.game.events] == [e.kind for e in expected.events]
+    assert pipeline.game.scores == expected.scores
+    assert pipeline.game.board.rows() == expected.board.rows()
+    assert first.word == "BET" and any("corrected in turn 2" in n for n in first.notes)
+    assert first.event is pipeline.game.events[0]
+
+
+def test_without_a_reading_to_go_by_the_players_say_which_earlier_tile_was_misread(readers,
+                                                                                    enable):
+    pipeline = scripted(readers, enable, tileset=one_i())
+    lay(pipeline, readers, "G8", [(c, 0.95) for c in "BIT"])  # Tesseract reads BIT too
+    assert lay(pipeline, readers, "I9", [("I", 0.95)], down=True) == []
+    [question] = pipeline.pending
+    assert question.kind == "letter" and question.square == Square.parse("H8")
+    assert "no I is left" in question.prompt
+    assert set(question.choices) == {"A", "E", "O", "U", "I"}  # BAT BET BOT BUT, or as read
+    [report] = pipeline.answer(question.id, "E")
+    assert report.word == "(T)I" and pipeline.game.board[Square.parse("H8")] == "E"
+    assert [c.letter for c in report.corrected] == ["E"]

@@ -32,8 +32,10 @@ first, as scrabscrap records name them).
 
 from __future__ import annotations
 
+import copy
 import logging
 import time as _time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from scorer.game import Event, EventKind, Game, GameError, Rules
+from scorer.game import Event, EventKind, Game, GameError, Rules, rack_form
 from scorer.rules import position_name, words_with_unknown_blanks
 from scorer.squares import Square
 from scorer.tiles import BLANK, TileSet
@@ -60,6 +62,9 @@ ACCEPT = 0.7
 #: Glyph height, relative to the typical letter's, above which a letter carries an umlaut's
 #: marks (see :func:`vision.read.marks_above`).
 MARKED_HEIGHT = 1.15
+#: At most this many doubtful squares of one placement are solved for together by the
+#: dictionary (more would let it make almost anything valid).
+MAX_DOUBTED = 3
 
 
 @dataclass
@@ -88,6 +93,22 @@ class Question:
         }
 
 
+@dataclass(frozen=True)
+class Correction:
+    """A tile of an earlier move whose letter was misread, and the letter it really is."""
+
+    square: Square
+    #: the turn that laid the tile
+    turn: int
+    was: str
+    letter: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"square": str(self.square), "turn": self.turn, "was": self.was,
+                "letter": self.letter, "reason": self.reason}
+
+
 @dataclass
 class MoveReport:
     """One turn as the page shows it."""
@@ -109,6 +130,9 @@ class MoveReport:
     read: dict[Square, str] = field(default_factory=dict)
     #: seconds from the tiles settling to the move being scored
     latency: float | None = None
+    #: tiles of earlier moves whose letter this turn showed to be misread, corrected in the
+    #: game before this turn was scored (the earlier turns' reports carry a note too)
+    corrected: list[Correction] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -117,6 +141,7 @@ class MoveReport:
             "totals": dict(self.totals), "notes": list(self.notes),
             "questions": [q.to_dict() for q in self.questions],
             "unconfirmed": self.unconfirmed,
+            "corrected": [c.to_dict() for c in self.corrected],
         }
 
     def line(self) -> str:
@@ -151,6 +176,24 @@ class _Read:
     unchecked: set[Square] = field(default_factory=set)
     #: the classifier's own letter where Tesseract was asked afterwards
     first: dict[Square, str] = field(default_factory=dict)
+    #: Tesseract's letter, where it was asked for a second reading ("" when it read nothing)
+    second: dict[Square, str] = field(default_factory=dict)
+
+
+@dataclass
+class _Laid:
+    """What is known of a tile on the board that the pipeline laid: how it was read, and
+    whether anyone confirmed its letter (see :meth:`Pipeline._suspects`)."""
+
+    turn: int
+    letter: str
+    confidence: float
+    #: its letter was answered by the players (or a reference record)
+    confirmed: bool
+    glyph: Any = None
+    #: the classifier's letter where Tesseract overruled it; Tesseract's where it was asked
+    first: str | None = None
+    second: str | None = None
 
 
 class Pipeline:
@@ -209,6 +252,8 @@ class Pipeline:
         self.reports: list[MoveReport] = []
         self.questions: list[Question] = []
         self._reads: dict[Square, _Read] = {}
+        #: tiles this pipeline laid, as read (for finding an earlier misread later)
+        self._laid: dict[Square, _Laid] = {}
         self._queue: list[TrackEvent] = []
         self._held: tuple[Any, ...] | None = None
         self._heights: list[float] = []
@@ -471,33 +516,33 @@ class Pipeline:
         return report
 
     def _settle_placement(self, state: _Pending) -> MoveReport | None:
-        """Decide the letters (dictionary, answers), then place.  None while held."""
-        if not state.questions:
+        """Decide the letters (reading, dictionary, answers), check every word and the tiles
+        left, then place.  None while held."""
+        if not state.inferred:
+            state.inferred = True
             self._check_unsure(state)
             state.tiles, state.notes = self._infer(state)
-            self._check_words(state)
-        open_questions = [q for q in state.questions if q.answer is None]
-        if open_questions and self.hold:
+        if self.hold and any(q.answer is None for q in state.questions):
             return None
-        tiles = dict(state.tiles)
-        unconfirmed = False
-        for question in state.questions:
-            if question.kind not in ("blank", "letter") or question.square is None:
-                continue
-            if question.answer is not None:
-                tiles[question.square] = question.answer.strip()
-                source = "the record" if question.answered_by == "record" else "the players"
-                state.notes.append(f"{self.name(question.square)}: {question.answer.strip()} "
-                                   f"({question.kind} answered by {source})")
-            elif question.guess:
-                tiles[question.square] = question.guess
-                unconfirmed = True
+        if not state.checked:
+            # Only now are all the letters known (the players answered what was asked): a
+            # confident misread on another square is found whatever was asked before.
+            state.checked = True
+            self._check_words(state)
+            if self.hold and any(q.answer is None for q in state.questions):
+                return None
+        tiles, unconfirmed = self._letters(state, notes=True)
         if any(t == BLANK or not t for t in tiles.values()):
             unconfirmed = True
             # A blank scores nothing whatever it stands for; the letter only names it.
             tiles = {sq: ("?" if not t else t) for sq, t in tiles.items()}
         started = min((self._reads[sq].settled_at for sq in state.squares
                        if sq in self._reads), default=_time.perf_counter())
+        unconfirmed |= self._correct_earlier(state)
+        asked = next((q for q in state.questions if q.kind == "placement"
+                      and q.answer is not None), None)
+        if asked is not None:
+            return self._play_answer(state, tiles, asked, unconfirmed)
         try:
             game_event = self._place(tiles)
         except GameError as exc:
@@ -506,6 +551,26 @@ class Pipeline:
         report.latency = _time.perf_counter() - started
         self._learn(game_event, state)
         return report
+
+    def _letters(self, state: _Pending, notes: bool = False) -> tuple[dict[Square, str], bool]:
+        """The placement's letters with the answers (or, unanswered, the guesses) to the
+        questions about its squares; True when a guess stands.  ``notes``: say who answered."""
+        tiles = dict(state.tiles)
+        unconfirmed = False
+        for question in state.questions:
+            if question.kind not in ("blank", "letter") or question.square not in tiles:
+                continue
+            assert question.square is not None
+            if question.answer is not None:
+                tiles[question.square] = question.answer.strip()
+                if notes:
+                    source = "the record" if question.answered_by == "record" else "the players"
+                    _note(state, f"{self.name(question.square)}: {question.answer.strip()} "
+                                 f"({question.kind} answered by {source})")
+            elif question.guess:
+                tiles[question.square] = question.guess
+                unconfirmed = True
+        return tiles, unconfirmed
 
     def _place(self, tiles: dict[Square, str]) -> Event:
         unknown = sorted(sq for sq, t in tiles.items() if t == BLANK)
@@ -529,24 +594,31 @@ class Pipeline:
                 "what was played?",
             )
             state.questions.append(question)
-        if question.answer is None:
-            if self.hold:
-                return None
-            report = self._report("unresolved", None, word=placed, questions=state.questions,
-                                  notes=state.notes + [f"refused: {exc.message}"],
-                                  unconfirmed=True, read=self._as_read(state))
-            return report
+        if question.answer is not None:
+            return self._play_answer(state, tiles, question, unconfirmed)
+        if self.hold:
+            return None
+        return self._report("unresolved", None, word=placed, questions=state.questions,
+                            notes=state.notes + [f"refused: {exc.message}"],
+                            unconfirmed=True, read=self._as_read(state),
+                            corrected=list(state.corrections))
+
+    def _play_answer(self, state: _Pending, tiles: dict[Square, str], question: Question,
+                     unconfirmed: bool) -> MoveReport:
+        """The play the players (or the record) said was made, in GCG notation."""
+        assert question.answer is not None
         position, _, word = question.answer.strip().partition(" ")
         try:
             game_event = self.game.play(position, word)
         except GameError as again:
-            report = self._report("unresolved", None, word=placed, questions=state.questions,
-                                  notes=state.notes + [f"answer {question.answer!r} refused: "
-                                                       f"{again.message}"],
-                                  unconfirmed=True, read=self._as_read(state))
-            return report
+            placed = " ".join(f"{self.name(sq)}:{t}" for sq, t in sorted(tiles.items()))
+            return self._report("unresolved", None, word=placed, questions=state.questions,
+                                notes=state.notes + [f"answer {question.answer!r} refused: "
+                                                     f"{again.message}"],
+                                unconfirmed=True, read=self._as_read(state),
+                                corrected=list(state.corrections))
         source = "the record" if question.answered_by == "record" else "the players"
-        state.notes.append(f"placement corrected by {source}: {question.answer}")
+        _note(state, f"placement given by {source}: {question.answer}")
         report = self._play_report(game_event, state, unconfirmed=False)
         self._learn(game_event, state)
         return report
@@ -568,7 +640,7 @@ class Pipeline:
         return self._report(
             "play", event, position=main.position, word=word,
             notes=state.notes, questions=state.questions, unconfirmed=unconfirmed,
-            read=self._as_read(state),
+            read=self._as_read(state), corrected=list(state.corrections),
         )
 
     def _infer(self, state: _Pending) -> tuple[dict[Square, str], list[str]]:
@@ -689,58 +761,436 @@ class Pipeline:
             ))
 
     def _check_words(self, state: _Pending) -> None:
-        """Words not in the word list: a phony, or a letter misread with confidence.
+        """Every word the placement forms against the word list, and its tiles against those
+        still unseen, with the letters as now known (read, inferred, answered).
 
-        When changing one tile's letter makes every word valid (the only such change, or the
-        only one Tesseract's reading of the tiles supports), the players are asked which it
-        is; the guess is Tesseract's when it supports the change, else the letter as read.
-        Otherwise the move stands as read, with a note (a phony is the players' to challenge).
+        A word not in the word list is a misread or a phony.  Squares whose letter the players
+        gave are not doubted; on the others, a correction *by the dictionary* is made when it
+        is the one that fits: the only one-letter change (a letter still unseen) that makes
+        every word valid, unless both readers read the letter as it is (then it may be a
+        phony); or the only such change a reader proposed (Tesseract's second reading, or the
+        classifier's before Tesseract overruled it); or the only letters that make every word
+        valid on the squares read without confidence or read differently by the two readers.
+        A tile laid earlier that is in a word not in the word list, and that one letter makes
+        valid, is corrected in that earlier move the same way.  Otherwise the players are
+        asked: the letter of the one square that could change, or else what was played.
+
+        A placement needing a tile of which none is left is taken as a misread too, either of
+        this move's tile (when a reader's other reading of it is a letter still unseen that
+        keeps every word valid) or of an earlier move's: see :meth:`_check_tiles_left`.
         """
-        if self.lexicon is None or state.questions or not state.tiles:
+        if self.lexicon is None:
             return
+        tiles, _ = self._letters(state)
+        if not tiles or any(t == BLANK or not t for t in tiles.values()):
+            return  # a letter nobody knows: nothing to check it against
+        given = {q.square for q in state.questions if q.kind in ("blank", "letter")
+                 and q.answer is not None and q.square in tiles}
+        # A blank's letter was already chosen to fit (or given); its face says nothing.
+        loose = [sq for sq in sorted(tiles) if sq not in given and tiles[sq].isupper()]
+        if not self._solve(self.game.board, tiles, [], self.tileset.letters):
+            if not self._fix_words(state, tiles, loose):
+                return
+            tiles, _ = self._letters(state)
+        self._check_tiles_left(state, tiles, loose)
+
+    def _fix_words(self, state: _Pending, tiles: dict[Square, str],
+                   loose: list[Square]) -> bool:
+        """Words not in the word list (see :meth:`_check_words`): True when corrected by the
+        dictionary, False when the players were asked."""
         board = self.game.board
-        tiles = state.tiles
-        if self._solve(board, tiles, [], self.tileset.letters):
+        letters = self.tileset.letters
+        invalid = self._invalid_words(board, tiles)
+        left = self._left(tiles)
+        candidates: list[tuple[Square, str]] = []
+        for square in loose:
+            for solution in self._solve(board, tiles, [square], letters, limit=len(letters)):
+                if solution[square] != tiles[square] and left[solution[square]] >= 1:
+                    candidates.append((square, solution[square]))
+        seconds = self._second_readings(loose)
+        readers = {sq: self._other_readings(sq, tiles[sq], seconds) for sq in loose}
+        supported = [(sq, letter) for sq, letter in candidates if letter in readers[sq]]
+        change: dict[Square, str] = {}
+        how = ""
+        if len(supported) == 1:
+            change, how = dict(supported), "the only change a reader's second reading proposed"
+        elif len(candidates) == 1 and seconds.get(candidates[0][0]) != tiles[candidates[0][0]]:
+            change, how = dict(candidates), "the only letter that makes every word valid"
+        elif not candidates:
+            doubted = [sq for sq in loose if readers[sq] or state.read[sq][1] < ACCEPT]
+            if 2 <= len(doubted) <= MAX_DOUBTED:
+                solutions = self._solve(board, tiles, doubted, letters, limit=8)
+                fitting = [s for s in solutions if self._fits(tiles, s)]
+                if len(fitting) == 1 and len(solutions) < 8:
+                    change = {sq: c for sq, c in fitting[0].items() if c != tiles[sq]}
+                    how = "the only letters that make every word valid"
+        if change:
+            valid = self._words(board, {**tiles, **change})
+            for square, letter in sorted(change.items()):
+                self._set_letter(state, square, letter)
+                _note(state, f"{self.name(square)}: read {tiles[square]}, corrected to {letter} "
+                             f"by the dictionary: {', '.join(invalid)} not in the word list, "
+                             f"{', '.join(valid)} valid ({how})")
+            return True
+        if not candidates and self._fix_earlier_words(state, tiles, invalid):
+            return True
+        squares = sorted({sq for sq, _ in candidates})
+        if len(squares) == 1:
+            [square] = squares
+            options = sorted(letter for sq, letter in candidates if sq == square)
+            read = tiles[square]
+            state.questions.append(self._ask(
+                "letter",
+                f"{', '.join(invalid)} is not in the word list: is the tile on "
+                f"{self.name(square)} {' or '.join(options)} (read as {read}), or is the play a "
+                "phony?",
+                square=square, choices=options + [read], guess=read,
+            ))
+            return False
+        notation = self._notation(tiles)
+        why = (f"one letter changed on any of {', '.join(self.name(sq) for sq in squares)} "
+               "would make every word valid" if squares else
+               "no one letter changed would make every word valid")
+        state.questions.append(self._ask(
+            "placement",
+            f"{', '.join(invalid)} is not in the word list ({why}): what was played"
+            + (f" (read as {notation})?" if notation else "?"),
+            guess=notation,
+        ))
+        return False
+
+    def _fix_earlier_words(self, state: _Pending, tiles: dict[Square, str],
+                           invalid: list[str]) -> bool:
+        """A word not in the word list through a tile laid earlier, whose one other letter
+        makes every word valid: that earlier tile is corrected (True)."""
+        board = self.game.board
+        formed = self._formed(board, tiles)
+        on_board = sorted({sq for word in formed for sq in word if sq not in tiles})
+        suspects = [(sq, letter) for sq in on_board
+                    for letter in self._earlier_alternatives(tiles, sq)
+                    if self._valid_with(tiles, {sq: letter})]
+        chosen = self._choose_earlier(suspects, 1)
+        if chosen is None:
+            return False
+        square, letter, how = chosen
+        laid = self._laid[square]
+        state.corrections.append(Correction(
+            square, laid.turn, laid.letter, letter,
+            f"{', '.join(invalid)} not in the word list; {letter} on {self.name(square)} makes "
+            f"every word valid ({how})",
+        ))
+        _note(state, f"{self.name(square)} (laid in turn {laid.turn}, read {laid.letter}) "
+                     f"corrected to {letter} by the dictionary: {', '.join(invalid)} not in the "
+                     f"word list ({how})")
+        return True
+
+    def _check_tiles_left(self, state: _Pending, tiles: dict[Square, str],
+                          loose: list[Square]) -> None:
+        """A placement needing more of a letter than are unseen: a misread somewhere.
+
+        This move's tile of that letter is taken as a reader's other reading when exactly one
+        such change (to a letter still unseen) keeps every word valid.  Otherwise the tile is
+        as seen, and an earlier move's tile of that letter was misread: the one tile laid
+        earlier that nobody confirmed and whose other letter keeps every word through it valid
+        (the reader's second reading, or the only letter that does) is corrected in that
+        earlier move; when several could be, the players are asked about the likeliest (its
+        best letter the guess).  The move itself is never refused for it when a candidate
+        exists.
+        """
+        short = self._short(tiles)
+        if not short:
             return
+        own = [sq for sq in loose if tiles[sq] in short]
+        seconds = self._second_readings(own)
+        left = self._left(tiles)
+        changes = [(sq, letter) for sq in own
+                   for letter in self._other_readings(sq, tiles[sq], seconds)
+                   if letter and left[letter] >= 1 and self._valid_with(tiles, {sq: letter})]
+        if len(changes) == 1 and sum(short.values()) == 1:
+            [(square, letter)] = changes
+            was = tiles[square]
+            self._set_letter(state, square, letter)
+            _note(state, f"{self.name(square)}: read {was}, but no {was} is left: corrected to "
+                         f"{letter} by the dictionary (the second reading, and every word "
+                         "valid)")
+            return
+        for letter, missing in sorted(short.items()):
+            suspects = [(sq, other) for sq in self._laid_squares(letter)
+                        for other in self._earlier_alternatives(tiles, sq)]
+            chosen = self._choose_earlier(suspects, missing)
+            if chosen is not None:
+                square, other, how = chosen
+                laid = self._laid[square]
+                state.corrections.append(Correction(
+                    square, laid.turn, letter, other,
+                    f"no {letter} left for turn {self.turn_number + 1}; {other} on "
+                    f"{self.name(square)} keeps every word valid ({how})",
+                ))
+                _note(state, f"no {letter} is left for this play: {self.name(square)} (laid in "
+                             f"turn {laid.turn}, read {letter}) corrected to {other} by the "
+                             f"dictionary ({how})")
+                continue
+            ranked = self._rank_earlier(suspects)
+            if not ranked:
+                _note(state, f"no {letter} is left for this play, and no {letter} laid earlier "
+                             "can be another letter by the word list")
+                continue
+            for square in list(dict.fromkeys(sq for sq, _ in ranked))[:missing]:
+                laid = self._laid[square]
+                options = [other for sq, other in ranked if sq == square]
+                state.questions.append(self._ask(
+                    "letter",
+                    f"no {letter} is left for this play, so an earlier {letter} was misread: "
+                    f"which letter is the tile on {self.name(square)} (laid in turn "
+                    f"{laid.turn}, read as {letter})?",
+                    square=square, choices=options + [letter], guess=options[0],
+                ))
+
+    # ------------------------------------------------------------------ earlier moves
+
+    def _laid_squares(self, letter: str) -> list[Square]:
+        """Board squares holding ``letter`` that the pipeline laid and nobody confirmed."""
+        board = self.game.board
+        return sorted(sq for sq, laid in self._laid.items()
+                      if not laid.confirmed and board[sq] == letter == laid.letter)
+
+    def _earlier_alternatives(self, tiles: dict[Square, str], square: Square) -> list[str]:
+        """Other letters for the board tile on ``square`` (laid earlier, unconfirmed) that keep
+        every word through it valid with this placement on the board, and are still unseen
+        once this placement's tiles are taken."""
+        laid = self._laid.get(square)
+        board = self.game.board
+        if (self.lexicon is None or laid is None or laid.confirmed
+                or board[square] != laid.letter or not laid.letter.isupper()):
+            return []
+        trial = board.copy()
+        trial.place(tiles)
+        trial.remove([square])
+        try:
+            words = words_with_unknown_blanks(trial, {square: BLANK})
+        except (ValueError, KeyError):
+            return []
+        left = self._left(tiles)
+        found = self.lexicon.blank_solutions(words, self.tileset.letters,
+                                             limit=len(self.tileset.letters))
+        return [s[0] for s in found
+                if 0 in s and s[0] != laid.letter and left[s[0]] >= 1]
+
+    def _choose_earlier(self, suspects: list[tuple[Square, str]],
+                        needed: int) -> tuple[Square, str, str] | None:
+        """The earlier tile to correct, when the evidence points at one (see
+        :meth:`_check_tiles_left`): its square, letter and why; None otherwise (or when more
+        than one tile is ``needed``: those are asked)."""
+        if not suspects or needed != 1:
+            return None
+        seconds = self._earlier_second_readings(sorted({sq for sq, _ in suspects}))
+        supported = [(sq, letter) for sq, letter in suspects
+                     if letter in self._laid_readings(sq, seconds)]
+        if len(supported) == 1:
+            return (*supported[0], "the reader's second reading")
+        if len(suspects) == 1 and seconds.get(suspects[0][0]) != self._laid[suspects[0][0]].letter:
+            return (*suspects[0], "the only letter that makes every word valid")
+        return None
+
+    def _rank_earlier(self, suspects: list[tuple[Square, str]]) -> list[tuple[Square, str]]:
+        """Suspects likeliest first: a letter a reader proposed, then the tile read with the
+        least confidence, then the latest laid."""
+        seconds = self._earlier_second_readings(sorted({sq for sq, _ in suspects}))
+        return sorted(suspects, key=lambda s: (
+            s[1] not in self._laid_readings(s[0], seconds),
+            self._laid[s[0]].confidence, -self._laid[s[0]].turn, s,
+        ))
+
+    def _laid_readings(self, square: Square, seconds: dict[Square, str]) -> set[str]:
+        laid = self._laid[square]
+        return {r for r in (seconds.get(square), laid.first) if r and r != laid.letter}
+
+    def _earlier_second_readings(self, squares: list[Square]) -> dict[Square, str]:
+        """Tesseract's letters for tiles laid earlier (one call for those not asked yet)."""
+        want = [sq for sq in squares if self._laid[sq].second is None
+                and self._laid[sq].glyph is not None]
+        if want:
+            letters = self._tesseract_letters([self._laid[sq].glyph for sq in want])
+            for square, letter in zip(want, letters, strict=True):
+                self._laid[square].second = letter
+        return {sq: self._laid[sq].second or "" for sq in squares
+                if self._laid[sq].second is not None}
+
+    def _correct_earlier(self, state: _Pending) -> bool:
+        """Correct the earlier moves' tiles found misread while settling this turn (and those
+        the players were asked about), replaying the game from the first of them.  True when a
+        guess nobody confirmed was applied."""
+        guessed = False
+        wanted = {c.square: c for c in state.corrections}
+        for question in state.questions:
+            square = question.square
+            if question.kind != "letter" or square is None or square in state.tiles:
+                continue
+            letter = (question.answer or question.guess or "").strip()
+            laid = self._laid.get(square)
+            if not letter or laid is None:
+                continue
+            if question.answer is None:
+                guessed = True
+            source = ("the record" if question.answered_by == "record" else "the players"
+                      ) if question.answer is not None else "a guess, unconfirmed"
+            wanted[square] = Correction(square, laid.turn, laid.letter, letter,
+                                        f"{question.prompt} ({letter}: {source})")
+        todo = [c for c in wanted.values() if self.game.board[c.square] != c.letter]
+        state.corrections = list(wanted.values())
+        if not todo:
+            return guessed
+        game = self._replayed({c.square: c.letter for c in todo})
+        if game is None:
+            _note(state, "the earlier tiles could not be corrected in the game: "
+                         + ", ".join(f"{self.name(c.square)} {c.letter}" for c in todo))
+            state.corrections = [c for c in state.corrections if c not in todo]
+            return guessed
+        index_of = {id(e): i for i, e in enumerate(self.game.events)}
+        self.game = game
+        for report in self.reports:
+            if report.event is None or id(report.event) not in index_of:
+                continue
+            event = game.events[index_of[id(report.event)]]
+            fixed = [c for c in todo if event.play is not None and report.kind == "play"
+                     and c.square in event.play.placement.squares]
+            if not fixed:
+                continue
+            assert event.play is not None
+            report.event, report.score = event, event.score
+            report.word = event.play.main.marked
+            report.notes.append(
+                f"corrected in turn {self.turn_number + 1}: "
+                + ", ".join(f"{self.name(c.square)} is {c.letter}, not {c.was}" for c in fixed))
+        for correction in todo:
+            laid = self._laid[correction.square]
+            laid.letter = correction.letter
+            laid.confirmed = any(q.square == correction.square and q.answer is not None
+                                 for q in state.questions)
+        return guessed
+
+    def _replayed(self, letters: dict[Square, str]) -> Game | None:
+        """A copy of the game with the tiles on ``letters``' squares as given in the plays
+        that laid them, every later event replayed; None when the game refuses any of it."""
+        events = list(self.game.events)
+        origin: dict[Square, int] = {}
+        for index, event in enumerate(events):
+            if event.kind is EventKind.PLAY and event.play is not None:
+                for square in event.play.placement.squares:
+                    if square in letters:
+                        origin[square] = index
+        if set(origin) != set(letters):
+            return None
+        first = min(origin.values())
+        game = copy.deepcopy(self.game)
+        for _ in range(len(events) - first):
+            game.undo()
+        try:
+            for index in range(first, len(events)):
+                event = events[index]
+                patch = {sq: c for sq, c in letters.items() if origin[sq] == index}
+                _replay(game, event, patch)
+        except GameError as exc:
+            log.warning("earlier tiles %s not corrected: %s", letters, exc.message)
+            return None
+        return game
+
+    # ------------------------------------------------------------------ helpers
+
+    def _set_letter(self, state: _Pending, square: Square, letter: str) -> None:
+        """A letter settled for one of this placement's squares (a guess standing for an
+        unanswered question follows it)."""
+        state.tiles[square] = letter
+        for question in state.questions:
+            if question.square == square and question.answer is None:
+                question.guess = letter
+
+    def _second_readings(self, squares: Sequence[Square]) -> dict[Square, str]:
+        """Tesseract's letters for this turn's squares (one call for those not asked yet;
+        "" where it read nothing)."""
+        want = [sq for sq in squares if sq in self._reads and sq not in self._reads[sq].second
+                and self._reads[sq].glyphs.get(sq) is not None]
+        if want:
+            letters = self._tesseract_letters([self._reads[sq].glyphs[sq] for sq in want])
+            for square, letter in zip(want, letters, strict=True):
+                self._reads[square].second[square] = letter
+        return {sq: self._reads[sq].second[sq] for sq in squares
+                if sq in self._reads and sq in self._reads[sq].second}
+
+    def _tesseract_letters(self, glyphs: list[Any]) -> list[str]:
+        from vision.tesseract_reader import TesseractUnavailable
+
+        try:
+            guesses = self.tesseract.read([glyph.ink for glyph in glyphs])
+        except TesseractUnavailable as exc:
+            log.warning("no second reading: %s", exc)
+            return [""] * len(glyphs)
+        out = []
+        for glyph, guess in zip(glyphs, guesses, strict=True):
+            letter = self._letter(glyph, guess)[0]
+            out.append("" if letter == BLANK else letter)
+        return out
+
+    def _other_readings(self, square: Square, letter: str,
+                        seconds: dict[Square, str]) -> set[str]:
+        """Letters other than ``letter`` that a reader proposed for this turn's square."""
+        read = self._reads.get(square)
+        first = read.first.get(square) if read is not None else None
+        return {r for r in (seconds.get(square), first) if r and r != letter}
+
+    def _left(self, tiles: dict[Square, str]) -> Counter[str]:
+        """Tiles still unseen once this placement's are taken (negative: more than left)."""
+        left = Counter(self.game.unseen())
+        left.subtract(rack_form(t) for t in tiles.values())
+        return left
+
+    def _short(self, tiles: dict[Square, str]) -> dict[str, int]:
+        """Letters the placement needs more of than are unseen, and how many more."""
+        return {t: -n for t, n in self._left(tiles).items() if n < 0 and t != BLANK}
+
+    def _fits(self, tiles: dict[Square, str], change: dict[Square, str]) -> bool:
+        return not self._short({**tiles, **change})
+
+    def _valid_with(self, tiles: dict[Square, str], change: dict[Square, str]) -> bool:
+        """Every word valid with ``change`` applied (to this placement's squares, or to a
+        board tile laid earlier)."""
+        board = self.game.board
+        if any(sq not in tiles for sq in change):
+            board = board.copy()
+            board.place({sq: c for sq, c in change.items() if sq not in tiles})
+        trial = {sq: change.get(sq, t) for sq, t in tiles.items()}
+        return bool(self._solve(board, trial, [], self.tileset.letters))
+
+    def _formed(self, board: Any, tiles: dict[Square, str]) -> list[list[Square]]:
+        """The squares of each word the placement forms."""
+        from scorer.rules import Placement, score_play
+
+        try:
+            play = score_play(board, Placement.of(tiles), self.tileset)
+        except Exception:  # noqa: BLE001 - any refusal: no words to speak of
+            return []
+        return [list(word.squares) for word in play.words]
+
+    def _words(self, board: Any, tiles: dict[Square, str]) -> list[str]:
         try:
             formed = words_with_unknown_blanks(board, tiles)
         except (ValueError, KeyError):
-            return
-        invalid = ["".join(str(t) for t in word) for word in formed
-                   if "".join(str(t) for t in word) not in self.lexicon]
-        candidates: list[tuple[Square, str]] = []
-        for square, letter in sorted(tiles.items()):
-            if letter != letter.upper():
-                continue  # a blank: any letter was already tried
-            for solution in self._solve(board, tiles, [square], self.tileset.letters,
-                                        limit=len(self.tileset.letters)):
-                candidates.append((square, solution[square]))
-        # Tesseract's reading of the move's tiles (one call) picks among several candidates.
-        read_squares = [sq for sq in sorted(tiles) if sq in self._reads
-                        and self._reads[sq].glyphs.get(sq) is not None]
-        second: dict[Square, str] = {}
-        if candidates and read_squares:
-            answers = self.tesseract.read([self._reads[sq].glyphs[sq].ink for sq in read_squares])
-            second = {sq: a.letter for sq, a in zip(read_squares, answers, strict=True)}
-        # A candidate either reader proposed (Tesseract now, or the classifier before
-        # Tesseract overruled it) is the likely misread.
-        first = {sq: self._reads[sq].first.get(sq) for sq in tiles if sq in self._reads}
-        supported = [(sq, letter) for sq, letter in candidates
-                     if letter in (second.get(sq), first.get(sq))]
-        if len(supported) == 1:
-            (square, alternative), guess = supported[0], supported[0][1]
-        elif len(candidates) == 1:
-            (square, alternative), guess = candidates[0], tiles[candidates[0][0]]
-        else:
-            state.notes.append(f"not in the word list: {', '.join(invalid)} (a phony?)")
-            return
-        read = tiles[square]
-        state.questions.append(self._ask(
-            "letter",
-            f"{', '.join(invalid)} is not in the word list: is the tile on {self.name(square)} "
-            f"{alternative} (read as {read}), or is the play a phony?",
-            square=square, choices=[alternative, read], guess=guess,
-        ))
+            return []
+        return ["".join(str(t) for t in word) for word in formed]
+
+    def _invalid_words(self, board: Any, tiles: dict[Square, str]) -> list[str]:
+        assert self.lexicon is not None
+        return [w for w in self._words(board, tiles) if w not in self.lexicon]
+
+    def _notation(self, tiles: dict[Square, str]) -> str | None:
+        """The placement in GCG notation (``8D WORD``), or None where the rules refuse it."""
+        from scorer.rules import Placement, score_play
+
+        try:
+            play = score_play(self.game.board, Placement.of(tiles), self.tileset)
+        except Exception:  # noqa: BLE001 - refused: no notation
+            return None
+        return f"{play.position} {play.gcg_word}"
 
     def _solve(self, board: Any, tiles: dict[Square, str], unknown: list[Square],
                letters: Sequence[str], limit: int = 2) -> list[dict[Square, str]]:
@@ -836,6 +1286,20 @@ class Pipeline:
                     )
                 except ValueError as exc:  # ProfileError: nothing learnt, nothing lost
                     log.warning("could not learn from the move: %s", exc)
+        given = {q.square for q in state.questions if q.kind in ("blank", "letter")
+                 and q.answer is not None and q.square in placed}
+        given_all = any(q.kind == "placement" and q.answer is not None
+                        for q in state.questions)
+        for square, letter in placed.items():
+            read = self._reads.get(square)
+            self._laid[square] = _Laid(
+                turn=self.turn_number, letter=letter,
+                confidence=state.read.get(square, ("", 0.0, 0.0))[1],
+                confirmed=given_all or square in given,
+                glyph=None if read is None else read.glyphs.get(square),
+                first=None if read is None else read.first.get(square),
+                second=None if read is None else read.second.get(square),
+            )
         for square in state.squares:
             self._reads.pop(square, None)
         if len(self.game.events) % 3 == 0:
@@ -852,6 +1316,48 @@ class _Pending:
     notes: list[str]
     extra: list[Any]
     tiles: dict[Square, str] = field(default_factory=dict)
+    #: letters read, inferred and asked (done once)
+    inferred: bool = False
+    #: every word and the tiles left checked, once the letters asked were answered
+    checked: bool = False
+    #: tiles of earlier moves to correct before this one is placed
+    corrections: list[Correction] = field(default_factory=list)
+
+
+def _note(state: _Pending, text: str) -> None:
+    """A note for the turn, once (a held turn is settled again when answered)."""
+    if text not in state.notes:
+        state.notes.append(text)
+
+
+def _replay(game: Game, event: Event, letters: dict[Square, str]) -> None:
+    """Make ``event`` again in ``game`` (the turn's player to move), with the tiles on
+    ``letters``' squares changed; GameError when the game refuses it."""
+    if event.kind is EventKind.PLAY:
+        assert event.play is not None
+        tiles = dict(event.play.placement.tiles)
+        tiles.update(letters)
+        note = event.note
+        if letters:
+            fixed = ", ".join(f"{sq} {c}" for sq, c in sorted(letters.items()))
+            note = f"{note}; corrected: {fixed}" if note else f"corrected: {fixed}"
+        game.place(tiles, event.rack, player=event.player, note=note, check_rack=False)
+    elif event.kind is EventKind.EXCHANGE:
+        given: str | int = event.tiles if event.tiles else (event.count or 0)
+        game.exchange(given, event.rack, player=event.player, note=event.note,
+                      check_rack=False)
+    elif event.kind is EventKind.PASS:
+        game.pass_turn(event.rack, player=event.player, note=event.note)
+    elif event.kind is EventKind.WITHDRAWN:
+        game.withdraw(note=event.note)
+    elif event.kind is EventKind.LOST_TURN:
+        game.lose_turn(event.player, note=event.note)
+    elif event.kind is EventKind.CHALLENGE_BONUS:
+        game.challenge_bonus(event.score, note=event.note)
+    elif event.kind is EventKind.ADJUSTMENT:
+        game.adjust(event.player, event.score, event.note or "")
+    else:  # the end of the game: not replayed
+        raise GameError("not_replayable", f"a {event.kind.value} event is not replayed")
 
 
 # ---------------------------------------------------------------------- record as answers
