@@ -331,3 +331,16 @@ def test_without_a_reading_to_go_by_the_players_say_which_earlier_tile_was_misre
     [report] = pipeline.answer(question.id, "E")
     assert report.word == "(T)I" and pipeline.game.board[Square.parse("H8")] == "E"
     assert [c.letter for c in report.corrected] == ["E"]
+
+
+def test_a_word_made_invalid_by_an_earlier_misread_corrects_that_move(readers, enable):
+    # BET read as BIT with confidence; Tesseract, asked once X makes (I)X, reads E there.
+    pipeline = scripted(readers, enable)
+    readers.second[Square.parse("H8")] = "E"
+    [first] = lay(pipeline, readers, "G8", [(c, 0.95) for c in "BIT"])
+    assert first.word == "BIT" and readers.second_calls == 0  # nothing to doubt yet
+    [report] = lay(pipeline, readers, "H9", [("X", 0.95)], down=True)
+    assert report.word == "(E)X" and report.questions == []
+    assert [(c.square, c.was, c.letter) for c in report.corrected] == [
+        (Square.parse("H8"), "I", "E")]
+    assert first.word == "BET" and pipeline.game.scores == [10, report.score]

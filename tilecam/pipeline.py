@@ -13,6 +13,14 @@
   notes say so.  Anything else (a blank the dictionary cannot settle, a letter it cannot
   confirm, a placement the rules refuse, a still without a placement) becomes a
   :class:`Question` for the players: never a silently wrong score;
+- once every letter asked is answered, every word the move forms is checked against the word
+  list, whatever was asked before: a letter misread even with confidence is *corrected by the
+  dictionary* when one letter clearly fits (the only one, or the one a second reading
+  proposes), otherwise the players are asked (a phony stands as laid when they say so);
+- a move needing a tile of which none is left shows an earlier misread: the earlier tile is
+  corrected in the game (replayed from that move; the report's ``corrected`` says which, the
+  earlier report gets a note) when the word list and the readers point at one, otherwise the
+  players are asked which it was.  The move itself is not lost;
 - a confirmed move's tiles extend the calibration profile (the reader learns the user's tiles
   during the game) and teach the tracker's occupancy model the confirmed board.
 
@@ -801,6 +809,8 @@ class Pipeline:
         board = self.game.board
         letters = self.tileset.letters
         invalid = self._invalid_words(board, tiles)
+        if not invalid:
+            return False  # no words to speak of (tiles not in one line): the rules refuse it
         left = self._left(tiles)
         candidates: list[tuple[Square, str]] = []
         for square in loose:
@@ -814,6 +824,8 @@ class Pipeline:
         how = ""
         if len(supported) == 1:
             change, how = dict(supported), "the only change a reader's second reading proposed"
+        elif self._fix_earlier_words(state, tiles, invalid):
+            return True
         elif len(candidates) == 1 and seconds.get(candidates[0][0]) != tiles[candidates[0][0]]:
             change, how = dict(candidates), "the only letter that makes every word valid"
         elif not candidates:
@@ -831,8 +843,6 @@ class Pipeline:
                 _note(state, f"{self.name(square)}: read {tiles[square]}, corrected to {letter} "
                              f"by the dictionary: {', '.join(invalid)} not in the word list, "
                              f"{', '.join(valid)} valid ({how})")
-            return True
-        if not candidates and self._fix_earlier_words(state, tiles, invalid):
             return True
         squares = sorted({sq for sq, _ in candidates})
         if len(squares) == 1:
@@ -861,15 +871,17 @@ class Pipeline:
 
     def _fix_earlier_words(self, state: _Pending, tiles: dict[Square, str],
                            invalid: list[str]) -> bool:
-        """A word not in the word list through a tile laid earlier, whose one other letter
-        makes every word valid: that earlier tile is corrected (True)."""
+        """A word not in the word list through a tile laid earlier, whose other letter makes
+        every word valid and is the one a reader's second reading of it proposes: that earlier
+        tile is corrected (True).  Without a second reading's support nothing is changed: the
+        words may be a phony laid against a tile read right."""
         board = self.game.board
         formed = self._formed(board, tiles)
         on_board = sorted({sq for word in formed for sq in word if sq not in tiles})
         suspects = [(sq, letter) for sq in on_board
                     for letter in self._earlier_alternatives(tiles, sq)
                     if self._valid_with(tiles, {sq: letter})]
-        chosen = self._choose_earlier(suspects, 1)
+        chosen = self._choose_earlier(suspects, 1, supported_only=True)
         if chosen is None:
             return False
         square, letter, how = chosen
@@ -976,11 +988,12 @@ class Pipeline:
         return [s[0] for s in found
                 if 0 in s and s[0] != laid.letter and left[s[0]] >= 1]
 
-    def _choose_earlier(self, suspects: list[tuple[Square, str]],
-                        needed: int) -> tuple[Square, str, str] | None:
+    def _choose_earlier(self, suspects: list[tuple[Square, str]], needed: int,
+                        supported_only: bool = False) -> tuple[Square, str, str] | None:
         """The earlier tile to correct, when the evidence points at one (see
         :meth:`_check_tiles_left`): its square, letter and why; None otherwise (or when more
-        than one tile is ``needed``: those are asked)."""
+        than one tile is ``needed``: those are asked).  ``supported_only``: only a letter a
+        reader proposed."""
         if not suspects or needed != 1:
             return None
         seconds = self._earlier_second_readings(sorted({sq for sq, _ in suspects}))
@@ -988,8 +1001,10 @@ class Pipeline:
                      if letter in self._laid_readings(sq, seconds)]
         if len(supported) == 1:
             return (*supported[0], "the reader's second reading")
-        if len(suspects) == 1 and seconds.get(suspects[0][0]) != self._laid[suspects[0][0]].letter:
-            return (*suspects[0], "the only letter that makes every word valid")
+        if not supported_only and len(suspects) == 1:
+            square, _ = suspects[0]
+            if seconds.get(square) != self._laid[square].letter:  # not read so twice
+                return (*suspects[0], "the only letter that makes every word valid")
         return None
 
     def _rank_earlier(self, suspects: list[tuple[Square, str]]) -> list[tuple[Square, str]]:
