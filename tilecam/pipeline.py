@@ -551,6 +551,8 @@ class Pipeline:
                       and q.answer is not None), None)
         if asked is not None:
             return self._play_answer(state, tiles, asked, unconfirmed)
+        # What was played was asked and not answered: the play stands as read, unconfirmed.
+        unconfirmed |= any(q.kind == "placement" for q in state.questions)
         try:
             game_event = self._place(tiles)
         except GameError as exc:
