@@ -85,10 +85,13 @@ def main() -> int:
                 f"{result.scores_agree} scored as played, {result.invented} invented, "
                 f"{result.questions} questions; {finals}; {result.frames} frames in "
                 f"{result.seconds:.0f} s = {result.fps:.1f} fps; pipeline "
-                f"{1000 * statistics.mean(frame_cpu):.1f} ms CPU a frame")
+                f"{1000 * statistics.mean(frame_cpu):.1f} ms CPU a frame (median "
+                f"{1000 * statistics.median(frame_cpu):.2f} ms)")
         if args.json:
             print(json.dumps({**result.to_json(), "pipeline_cpu_ms_mean":
-                              round(1000 * statistics.mean(frame_cpu), 2)}), flush=True)
+                              round(1000 * statistics.mean(frame_cpu), 2),
+                              "pipeline_cpu_ms_median":
+                              round(1000 * statistics.median(frame_cpu), 2)}), flush=True)
         else:
             print(line, flush=True)
             for problem in result.problems:
