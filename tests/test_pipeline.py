@@ -262,6 +262,7 @@ def test_a_confident_misread_with_one_fitting_letter_is_corrected_without_asking
     assert report.word == "JOKER" and report.questions == [] and not report.unconfirmed
     assert any("corrected to E by the dictionary" in n and "JOKIR not in the word list" in n
                for n in report.notes), report.notes
+    assert report.event.note == "G8 corrected to E by the dictionary (read I)"
 
 
 def test_when_both_readers_agree_on_a_word_not_in_the_list_the_players_are_asked(readers,

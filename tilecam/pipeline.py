@@ -554,7 +554,7 @@ class Pipeline:
         # What was played was asked and not answered: the play stands as read, unconfirmed.
         unconfirmed |= any(q.kind == "placement" for q in state.questions)
         try:
-            game_event = self._place(tiles)
+            game_event = self._place(tiles, state.recorded)
         except GameError as exc:
             return self._refused(state, tiles, exc, unconfirmed)
         report = self._play_report(game_event, state, unconfirmed)
@@ -582,16 +582,17 @@ class Pipeline:
                 unconfirmed = True
         return tiles, unconfirmed
 
-    def _place(self, tiles: dict[Square, str]) -> Event:
+    def _place(self, tiles: dict[Square, str], notes: Sequence[str] = ()) -> Event:
+        """Place the tiles; ``notes`` go into the game's record of the play."""
         unknown = sorted(sq for sq, t in tiles.items() if t == BLANK)
-        if not unknown:
-            return self.game.place(tiles)
-        # A blank scores nothing whatever it stands for: an unknown one stands as "a" in the
-        # game, and the record's note says that its letter is not known.
-        tiles = {sq: ("a" if t == BLANK else t) for sq, t in tiles.items()}
-        names = ", ".join(self.name(sq) for sq in unknown)
-        return self.game.place(tiles, note=f"unconfirmed: letter of the blank on {names} "
-                                           "not known")
+        notes = list(notes)
+        if unknown:
+            # A blank scores nothing whatever it stands for: an unknown one stands as "a" in
+            # the game, and the record's note says that its letter is not known.
+            tiles = {sq: ("a" if t == BLANK else t) for sq, t in tiles.items()}
+            names = ", ".join(self.name(sq) for sq in unknown)
+            notes.append(f"unconfirmed: letter of the blank on {names} not known")
+        return self.game.place(tiles, note="; ".join(notes) or None)
 
     def _refused(self, state: _Pending, tiles: dict[Square, str], exc: GameError,
                  unconfirmed: bool) -> MoveReport | None:
@@ -842,6 +843,8 @@ class Pipeline:
             valid = self._words(board, {**tiles, **change})
             for square, letter in sorted(change.items()):
                 self._set_letter(state, square, letter)
+                state.recorded.append(f"{self.name(square)} corrected to {letter} by the "
+                                      f"dictionary (read {tiles[square]})")
                 _note(state, f"{self.name(square)}: read {tiles[square]}, corrected to {letter} "
                              f"by the dictionary: {', '.join(invalid)} not in the word list, "
                              f"{', '.join(valid)} valid ({how})")
@@ -924,6 +927,8 @@ class Pipeline:
             [(square, letter)] = changes
             was = tiles[square]
             self._set_letter(state, square, letter)
+            state.recorded.append(f"{self.name(square)} corrected to {letter} by the dictionary "
+                                  f"(read {was}, no {was} left)")
             _note(state, f"{self.name(square)}: read {was}, but no {was} is left: corrected to "
                          f"{letter} by the dictionary (the second reading, and every word "
                          "valid)")
@@ -1339,6 +1344,8 @@ class _Pending:
     checked: bool = False
     #: tiles of earlier moves to correct before this one is placed
     corrections: list[Correction] = field(default_factory=list)
+    #: what the game's record of the play says of its letters (corrections by the dictionary)
+    recorded: list[str] = field(default_factory=list)
 
 
 def _note(state: _Pending, text: str) -> None:
