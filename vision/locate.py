@@ -113,11 +113,17 @@ def _grey(image: np.ndarray) -> np.ndarray:
     raise ValueError(f"image must be HxWx3 (BGR) or HxW (grey), got shape {image.shape}")
 
 
-def _ridges(grey: np.ndarray, dark_lines: bool) -> np.ndarray:
-    """Strength of thin dark (or light) lines at each pixel, uint8."""
+def _ridges(work: np.ndarray, dark_lines: bool) -> np.ndarray:
+    """Strength of thin dark (or light) lines at each pixel, uint8.
+
+    On a colour image each channel is filtered and the strongest response kept: a line that
+    differs from its squares in one colour more than in brightness (dark green lines on green
+    squares, pale green on green) stands out in that channel.
+    """
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (_HAT_SIZE, _HAT_SIZE))
     operation = cv2.MORPH_BLACKHAT if dark_lines else cv2.MORPH_TOPHAT
-    return cv2.morphologyEx(grey, operation, kernel)
+    hat = cv2.morphologyEx(work, operation, kernel)
+    return hat.max(axis=2) if hat.ndim == 3 else hat
 
 
 def _line_mask(ridges: np.ndarray, despeckle: bool = False) -> np.ndarray:
@@ -670,12 +676,15 @@ class _Attempt:
         return float(np.sqrt(abs(np.linalg.det(self.lattice.homography[:2, :2]))))
 
 
-def _attempt(grey: np.ndarray, long_side: int) -> _Attempt | None:
-    """Search for a lattice of cells at one working resolution, both line polarities."""
-    scale = min(1.0, long_side / max(grey.shape))
-    work = grey
+def _attempt(image: np.ndarray, long_side: int) -> _Attempt:
+    """Search for a lattice of cells at one working resolution, both line polarities.
+
+    ``image`` is grey, or BGR to look for the lines in each colour channel.
+    """
+    scale = min(1.0, long_side / max(image.shape[:2]))
+    work = image
     if scale < 1.0:
-        work = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     work = cv2.GaussianBlur(work, (3, 3), 0)
     best: _Attempt | None = None
     for dark_lines in (True, False):
@@ -689,20 +698,32 @@ def _attempt(grey: np.ndarray, long_side: int) -> _Attempt | None:
                 lattice = _Lattice(np.eye(3), np.zeros((0, 2), int), np.zeros(0, int))
             if best is None or len(lattice.members) > len(best.lattice.members):
                 best = _Attempt(lattice, ridges, scale, len(cells.areas))
+    assert best is not None
     return best
 
 
-def locate_board(image: np.ndarray) -> BoardLocation:
-    """Find the corners of the 15x15 playing grid in a BGR (or grey) photo.
+def _search(image: np.ndarray, grey: np.ndarray) -> _Attempt:
+    """The best lattice of empty squares, looking no further than needed.
 
-    Raises :class:`BoardNotFound` when the image holds no grid of squares.
+    The grey image at the first resolution finds most boards.  Where it finds few squares the
+    photo is looked at again: in colour, closer (a board small in a large photo), farther (a
+    blurred photo); the look with most squares on one lattice wins.
     """
-    grey = _grey(image)
-    height, width = grey.shape
     attempt = _attempt(grey, WORK_LONG_SIDE)
+    if len(attempt.lattice.members) >= _ENOUGH_CELLS:
+        return attempt
+    colour = image.ndim == 3
+    # Grey mixes the channels, diluting a line that differs from its squares mainly in one
+    # colour; under blur and noise such a line may only be seen in its channel.
+    if colour:
+        in_colour = _attempt(image, WORK_LONG_SIDE)
+        if len(in_colour.lattice.members) > len(attempt.lattice.members):
+            attempt = in_colour
+        if len(attempt.lattice.members) >= _ENOUGH_CELLS:
+            return attempt
     # A board small in a large photo has squares too small at the first resolution for thin
     # lines to separate them: look closer.
-    too_small = attempt.square_px < _MIN_WORK_SQUARE_PX
+    too_small = 0 < attempt.square_px < _MIN_WORK_SQUARE_PX
     if (too_small or len(attempt.lattice.members) < _MIN_LATTICE_CELLS) and (
         max(grey.shape) > WORK_LONG_SIDE
     ):
@@ -712,10 +733,24 @@ def locate_board(image: np.ndarray) -> BoardLocation:
     # A blurred photo (out of focus, or the camera moved) smears thin lines away; at a lower
     # resolution the blur spans fewer pixels and the lines stand out again.
     if len(attempt.lattice.members) < _MIN_LATTICE_CELLS and not too_small:
-        farther = _attempt(grey, int(WORK_LONG_SIDE * _FARTHER))
-        if (len(farther.lattice.members) > len(attempt.lattice.members)
-                and farther.square_px >= _MIN_WORK_SQUARE_PX / 2):
-            attempt = farther
+        for source in (grey, image) if colour else (grey,):
+            farther = _attempt(source, int(WORK_LONG_SIDE * _FARTHER))
+            if (len(farther.lattice.members) > len(attempt.lattice.members)
+                    and farther.square_px >= _MIN_WORK_SQUARE_PX / 2):
+                attempt = farther
+            if len(attempt.lattice.members) >= _MIN_LATTICE_CELLS:
+                break
+    return attempt
+
+
+def locate_board(image: np.ndarray) -> BoardLocation:
+    """Find the corners of the 15x15 playing grid in a BGR (or grey) photo.
+
+    Raises :class:`BoardNotFound` when the image holds no grid of squares.
+    """
+    grey = _grey(image)
+    height, width = grey.shape
+    attempt = _search(image, grey)
     lattice = attempt.lattice
     if len(lattice.members) < _MIN_LATTICE_CELLS:
         if attempt.cells_found < _MIN_LATTICE_CELLS:
