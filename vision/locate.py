@@ -548,6 +548,13 @@ def _line_support(
     return support
 
 
+#: Line support (share of its length seen) that lets the lattice grow by one more line.
+_GROW_SUPPORT = 0.3
+#: A line seen this little may still be under tiles, when the line beyond it shows this much.
+_HIDDEN_SUPPORT = 0.1
+_BEYOND_SUPPORT = 0.5
+
+
 def _grow_by_lines(
     ridges: np.ndarray,
     homography: np.ndarray,
@@ -555,7 +562,12 @@ def _grow_by_lines(
     y_span: tuple[int, int],
     floor: float,
 ) -> tuple[np.ndarray, tuple[int, int], tuple[int, int]]:
-    """Extend the fitted lattice line by line while the next line is seen on the board."""
+    """Extend the fitted lattice line by line while the next line is seen on the board.
+
+    A line hidden under a row of tiles is passed over when the line beyond it is clearly seen:
+    the gaps between tiles show only part of a line, and the squares beyond still belong to the
+    grid.
+    """
     spans = [list(x_span), list(y_span)]
     limit = GRID_SIZE + 2
     for _ in range(2 * limit):
@@ -566,12 +578,18 @@ def _grow_by_lines(
             other = spans[1 - axis]
             for end, step in ((0, -1), (1, 1)):
                 line = spans[axis][end] + step
+                pair = np.array(sorted((line, line + step)))
                 support = _line_support(
-                    ridges, homography, np.array([line]), (other[0], other[1]),
+                    ridges, homography, pair, (other[0], other[1]),
                     vertical=axis == 0, floor=floor, reach=0.25,
-                )[0]
-                if support >= 0.3:
+                )
+                next_support, beyond_support = support if step > 0 else support[::-1]
+                if next_support >= _GROW_SUPPORT:
                     spans[axis][end] = line
+                    grown = True
+                elif (next_support >= _HIDDEN_SUPPORT and beyond_support >= _BEYOND_SUPPORT
+                      and spans[axis][1] - spans[axis][0] + 2 <= limit):
+                    spans[axis][end] = line + step
                     grown = True
         if not grown:
             break
@@ -619,43 +637,50 @@ def _choose_window(
 #: turns and reflections, so the way the board lies in the picture does not matter).
 _PREMIUM = np.array([[kind != "." for kind in row] for row in PREMIUM_LAYOUT])
 #: How much better (in the score's units, a share of the colour spread) a shifted window must
-#: match the premium layout to replace the window chosen by the lines.
+#: match the premium layout than any other window to replace the window chosen by the lines.
 _PREMIUM_MARGIN = 0.15
+#: The farthest shift (in lines) of the window that the premium squares may ask for.
+_PREMIUM_REACH = 2
 
 
 def _premium_shift(
     image: np.ndarray, homography: np.ndarray, x0: int, y0: int, scale: float
 ) -> tuple[int, int]:
-    """The shift by a line, if any, of the chosen 15x15 window that puts the premium squares
-    where the board's layout has them.
+    """The shift by up to :data:`_PREMIUM_REACH` lines, if any, of the chosen 15x15 window that
+    puts the premium squares where the board's layout has them.
 
     A band of the frame just outside the grid can pass for one more row of squares, and under
-    a row of tiles the grid's last line is hard to see; the premium squares' colours settle
+    a row of tiles the grid's last lines are hard to see; the premium squares' colours settle
     which rows and columns are the grid.  Each square's colour is sampled at five points near
     its middle; a square is the more premium-like the farther its colour lies from the
-    windows' typical (plain) square colour.
+    windows' typical (plain) square colour.  A shift is taken only when its window stands out
+    from every other: glare or many tiles can make all windows score alike, and then the lines
+    know better.
     """
+    reach = _PREMIUM_REACH
+    side = GRID_SIZE + 2 * reach
     offsets = np.array([[0.5, 0.5], [0.3, 0.3], [0.7, 0.3], [0.3, 0.7], [0.7, 0.7]])
-    cols, rows = np.meshgrid(np.arange(-1, GRID_SIZE + 1), np.arange(-1, GRID_SIZE + 1))
+    cols, rows = np.meshgrid(np.arange(-reach, GRID_SIZE + reach),
+                             np.arange(-reach, GRID_SIZE + reach))
     lattice = np.stack([cols + x0, rows + y0], axis=-1)[:, :, None, :] + offsets
     work = project(homography, lattice.reshape(-1, 2))
-    points = ((work + 0.5) / scale - 0.5).reshape(GRID_SIZE + 2, GRID_SIZE + 2, len(offsets), 2)
+    points = ((work + 0.5) / scale - 0.5).reshape(side, side, len(offsets), 2)
     colours = _remap_points(image, points, cv2.BORDER_REPLICATE).astype(np.float32)
-    colours = np.median(colours, axis=2)  # (17, 17, 3): a letter's ink does not move a median
-    best, best_score, chosen_score = (0, 0), -np.inf, -np.inf
-    for dy in (-1, 0, 1):
-        for dx in (-1, 0, 1):
-            window = colours[1 + dy : 1 + dy + GRID_SIZE, 1 + dx : 1 + dx + GRID_SIZE]
-            plain = np.median(window[~_PREMIUM], axis=0)
-            distance = np.linalg.norm(window - plain, axis=-1)
-            spread = float(np.median(distance)) + 1.0
-            score = float(distance[_PREMIUM].mean() - distance[~_PREMIUM].mean()) / (
-                spread + float(distance.mean()))
-            if (dx, dy) == (0, 0):
-                chosen_score = score
-            if score > best_score:
-                best, best_score = (dx, dy), score
-    return best if best_score > chosen_score + _PREMIUM_MARGIN else (0, 0)
+    colours = np.median(colours, axis=2)  # a letter's ink does not move a median
+    shifts = [(dx, dy) for dy in range(-reach, reach + 1) for dx in range(-reach, reach + 1)]
+    scores = np.empty(len(shifts))
+    for k, (dx, dy) in enumerate(shifts):
+        window = colours[reach + dy : reach + dy + GRID_SIZE, reach + dx : reach + dx + GRID_SIZE]
+        plain = np.median(window[~_PREMIUM], axis=0)
+        distance = np.linalg.norm(window - plain, axis=-1)
+        spread = float(np.median(distance)) + 1.0
+        scores[k] = float(distance[_PREMIUM].mean() - distance[~_PREMIUM].mean()) / (
+            spread + float(distance.mean()))
+    order = np.argsort(-scores)
+    best, runner_up = scores[order[0]], scores[order[1]]
+    if best > runner_up + _PREMIUM_MARGIN:
+        return shifts[int(order[0])]
+    return (0, 0)
 
 
 # --------------------------------------------------------------------------- public API
