@@ -18,6 +18,11 @@ Read two ways:
   taken with care (held still, in focus; a photo in which no grid is found is taken again, and
   the retakes are listed); the photos read keep every blur their configuration gives them.
 
+Each way is also scored after the word check (:func:`vision.wordcheck.check_reading` with the
+bundled word list): a letter that breaks a word is replaced when exactly one letter mends every
+word through its square.  The games were played with that same list, as a club's games are with
+its agreed dictionary, so their boards hold no phony.
+
 Scored like chesscog: a photo whose grid corners (in the upright board's order) lie more than
 half a square from the true ones is a *localisation* failure (all its squares wrong, and
 counted there); a grid found right but turned is an *orientation* failure (likewise); otherwise
@@ -57,16 +62,20 @@ if str(REPO) not in sys.path:
 from calibration.profile import Profile  # noqa: E402
 from scorer.lexicon import Lexicon  # noqa: E402
 from scorer.movegen import generate_game  # noqa: E402
+from scorer.tiles import TileSet  # noqa: E402
 from vision.editions import edition as find_edition  # noqa: E402
 from vision.locate import BoardNotFound  # noqa: E402
-from vision.read import read_board  # noqa: E402
+from vision.read import BoardReading, read_board  # noqa: E402
 from vision.render import RenderConfig, render_board  # noqa: E402
+from vision.wordcheck import check_reading  # noqa: E402
 
 SIZE = 15
 STAGES = (0.15, 0.4, 0.7, 1.0)
 STAGE_NAMES = ("early", "middle", "late", "final")
 #: Corner error (in squares) beyond which the grid counts as not found.
 LOCATED_WITHIN = 0.5
+#: Ways of reading: each reader alone, and each followed by the word check.
+MODES = ("uncalibrated", "uncalibrated + words", "calibrated", "calibrated + words")
 CATEGORIES = ("localisation", "orientation", "occupancy", "letter", "blank")
 #: Every letter of the English set, laid out in rows, with the two blanks (standing for E, S).
 ALPHABET_ROWS = (
@@ -180,19 +189,24 @@ def corner_error(found: np.ndarray, true: np.ndarray) -> float:
     return float(np.abs(np.hypot(*(found - true).T)).max()) / side
 
 
-def score(case: Case, image: np.ndarray, true_corners: np.ndarray,
-          profile: Profile | None) -> Outcome:
-    """Read one photo and sort its wrong squares into the categories."""
-    outcome = Outcome(case)
-    expected = [[true_letter(ch) for ch in row] for row in case.rows]
+def read(image: np.ndarray, profile: Profile | None) -> tuple[BoardReading | None, float]:
+    """The reading of one photo (None: no grid found) and its wall time."""
     started = time.perf_counter()
     try:
         reading = read_board(image, profile, "en")
     except BoardNotFound:
-        outcome.seconds = time.perf_counter() - started
+        reading = None
+    return reading, time.perf_counter() - started
+
+
+def score(case: Case, reading: BoardReading | None, seconds: float,
+          true_corners: np.ndarray) -> Outcome:
+    """Sort the wrong squares of one reading into the categories."""
+    outcome = Outcome(case, seconds=seconds)
+    expected = [[true_letter(ch) for ch in row] for row in case.rows]
+    if reading is None:
         outcome.errors["localisation"] = SIZE * SIZE
         return outcome
-    outcome.seconds = time.perf_counter() - started
     if corner_error(reading.corners, true_corners) > LOCATED_WITHIN:
         turned = min(corner_error(np.roll(reading.corners, -k, axis=0), true_corners)
                      for k in (1, 2, 3))
@@ -246,7 +260,9 @@ def evaluate(count: int, seed: int, editions: Sequence[str], size: tuple[int, in
              save: Path | None = None) -> dict[str, Tally]:
     """Render and read ``count`` photos both ways (of them only the numbers in ``only``, when
     given; each photo also written to ``save`` as ``N.png``); returns the tallies by mode."""
-    tallies = {"uncalibrated": Tally(), "calibrated": Tally()}
+    tallies = {mode: Tally() for mode in MODES}
+    lexicon = Lexicon.default()
+    tiles = TileSet.named("en")
     profiles: dict[tuple[str, str, str], Profile] = {}
     for case in cases(count, seed, editions, size):
         if only is not None and case.number not in only:
@@ -260,12 +276,18 @@ def evaluate(count: int, seed: int, editions: Sequence[str], size: tuple[int, in
         if key not in profiles:
             profiles[key] = calibration_profile(*key, size)
         for mode, profile in (("uncalibrated", None), ("calibrated", profiles[key])):
-            tallies[mode].outcomes.append(score(case, photo.image, photo.corners, profile))
+            reading, seconds = read(photo.image, profile)
+            tallies[mode].outcomes.append(score(case, reading, seconds, photo.corners))
+            checked = None if reading is None else check_reading(reading, lexicon, tiles)
+            tallies[f"{mode} + words"].outcomes.append(
+                score(case, checked, seconds, photo.corners))
         if progress:
-            un, ca = (tallies[m].outcomes[-1] for m in ("uncalibrated", "calibrated"))
+            un, ca, caw = (tallies[m].outcomes[-1]
+                           for m in ("uncalibrated", "calibrated", "calibrated + words"))
             print(f"  {case.number:4d} {case.edition:<12s} {case.stage:<7s} "
                   f"tilt {case.config.tilt:4.1f} turn {case.config.rotation:7.1f}  "
-                  f"uncal {dict(un.errors) or 'ok'}  cal {dict(ca.errors) or 'ok'}",
+                  f"uncal {dict(un.errors) or 'ok'}  cal {dict(ca.errors) or 'ok'}  "
+                  f"cal+words {dict(caw.errors) or 'ok'}",
                   file=sys.stderr, flush=True)
     return tallies
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 HELP = "Read the board in a photo: 15 lines of 15 squares, or --json with corners and confidence."
@@ -27,14 +28,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="tile set of the game when no profile says it: en, de, ... (default: en)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of the board")
+    parser.add_argument(
+        "--no-dictionary", action="store_true",
+        help="print the letters as read; by default a letter that breaks a word is replaced "
+             "when exactly one letter mends every word through it (bundled English list)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     import cv2
 
+    from tilecam.pipeline import default_lexicon
     from tilecam.profile_options import OptionError, profile_and_tileset
     from vision.locate import BoardNotFound
     from vision.read import UnreadableImage, read_board
+    from vision.wordcheck import check_reading
 
     def fail(message: str) -> int:
         print(f"tilecam read: {message}", file=sys.stderr)
@@ -51,6 +59,11 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"cannot read image {args.image}: not an image OpenCV can decode")
     try:
         reading = read_board(image, profile, tileset)
+        lexicon = None if args.no_dictionary else default_lexicon(tileset)
+        if lexicon is not None:
+            started = time.perf_counter()
+            reading = check_reading(reading, lexicon, tileset)
+            reading.seconds += time.perf_counter() - started
     except UnreadableImage as exc:
         return fail(f"cannot read image {args.image}: {exc}")
     except BoardNotFound as exc:

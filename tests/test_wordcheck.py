@@ -1,0 +1,86 @@
+"""The word check after reading: a letter that breaks a word is mended only when the dictionary
+leaves exactly one choice."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scorer.lexicon import Lexicon
+from scorer.tiles import TileSet
+from vision.read import BoardReading
+from vision.wordcheck import check_reading, correct_words, words_on
+
+
+def board(*placed: tuple[int, int, str]) -> list[str]:
+    """An empty board with words written from (row, col) across (a ``|`` before the word
+    writes it down)."""
+    rows = [["."] * 15 for _ in range(15)]
+    for r, c, word in placed:
+        down = word.startswith("|")
+        for k, letter in enumerate(word.lstrip("|")):
+            rows[r + k * down][c + k * (not down)] = letter
+    return ["".join(row) for row in rows]
+
+
+@pytest.fixture(scope="module")
+def lexicon() -> Lexicon:
+    return Lexicon.from_words(["CAT", "COT", "CUT", "AT", "TA", "TO", "ACT", "HAT", "HATS",
+                               "OX", "AX", "EX", "ZA", "QI", "IT", "IS", "SIT", "SAT"])
+
+
+def test_words_are_runs_of_two_or_more_across_and_down() -> None:
+    rows = board((7, 7, "CAT"), (7, 8, "|AT"))
+    assert words_on(rows) == [[(7, 7), (7, 8), (7, 9)], [(7, 8), (8, 8)]]
+
+
+def test_a_misread_crossing_letter_is_mended(lexicon: Lexicon) -> None:
+    # HATS across, AT down from its A: the A read as O gives HOTS (not a word) and OT.
+    rows = board((7, 5, "HOTS"), (8, 6, "|T"))
+    fixed, changes = correct_words(rows, np.full((15, 15), 0.9), lexicon)
+    assert fixed[7][5:9] == "HATS"
+    assert changes == [((7, 6), "O", "A")]
+
+
+def test_an_ambiguous_letter_is_left_as_read(lexicon: Lexicon) -> None:
+    # CXT alone: CAT, COT and CUT all mend it, so the reading stays (and stays visible as wrong).
+    rows = board((7, 6, "CXT"))
+    fixed, changes = correct_words(rows, np.full((15, 15), 0.9), lexicon)
+    assert fixed == rows and changes == []
+
+
+def test_valid_words_are_never_touched_even_when_unsure(lexicon: Lexicon) -> None:
+    rows = board((7, 6, "CAT"), (6, 7, "|TAX"))
+    confidence = np.full((15, 15), 0.05)
+    assert correct_words(rows, confidence, lexicon) == (rows, [])
+
+
+def test_the_least_confident_letter_is_doubted_first(lexicon: Lexicon) -> None:
+    # SIT read as SXT: with X the least sure, the crossing QI settles it as I (SAT has no QA).
+    rows = board((7, 6, "SXT"), (6, 7, "|QX"))
+    confidence = np.full((15, 15), 0.9)
+    confidence[7, 7] = 0.2
+    fixed, changes = correct_words(rows, confidence, lexicon)
+    assert changes == [((7, 7), "X", "I")]
+    assert fixed[7][6:9] == "SIT"
+
+
+def test_a_blank_stays_a_blank_and_leaves_its_word_free(lexicon: Lexicon) -> None:
+    rows = board((7, 6, "C?T"))
+    assert correct_words(rows, np.full((15, 15), 0.9), lexicon) == (rows, [])
+    # A misread letter beside a blank is still mended when the blank's word allows one letter.
+    rows = board((7, 5, "H?TX"), (6, 8, "|IX"))
+    fixed, changes = correct_words(rows, np.full((15, 15), 0.9), lexicon)
+    assert changes == [((7, 8), "X", "S")] and fixed[7][5:9] == "H?TS"
+
+
+def test_check_reading_marks_what_it_changed(lexicon: Lexicon) -> None:
+    rows = board((7, 5, "HOTS"), (8, 6, "|T"))
+    reading = BoardReading(board=rows, corners=np.zeros((4, 2), np.float32),
+                           confidence=np.full((15, 15), 0.95), seconds=0.0,
+                           sources={(7, 6): "classifier"})
+    checked = check_reading(reading, lexicon, TileSet.named("en"))
+    assert checked.board[7][5:9] == "HATS"
+    assert checked.sources[(7, 6)] == "dictionary"
+    assert checked.confidence[7, 6] <= 0.5
+    assert reading.board[7][5:9] == "HOTS"  # the reading it was given is unchanged

@@ -1,0 +1,190 @@
+"""The board's words as evidence for its letters: a read letter that leaves a word invalid is
+replaced when exactly one letter makes every word through its square valid.
+
+A board from a real game holds words of the agreed dictionary (a phony that stood is the rare
+exception).  A misread letter almost always breaks a word; where the square lies in two words
+(across and down), the dictionary nearly always leaves only one letter that mends both.  The
+check works on a whole reading (:class:`vision.read.BoardReading`) after the readers, so it
+serves both the calibrated classifier and Tesseract.
+
+Which squares are doubted: in each word not in the dictionary, its least confident letter,
+then its two least confident letters together.  A doubted square is solved as if it were a
+blank (:meth:`scorer.lexicon.Lexicon.blank_solutions`), with every word through it as the
+constraint.  A letter is changed only when the solution is unique; the square keeps a low
+confidence and its source becomes ``"dictionary"``.  Blanks (``?``) are never changed: their
+letter is unknown to a photo, so a word through a blank is checked with the blank free.
+
+>>> from scorer.lexicon import Lexicon
+>>> lex = Lexicon.from_words(["CAT", "AT", "TA", "ACT"])
+>>> rows = ["." * 15 for _ in range(15)]
+>>> rows[7] = "......CIT......"                           # CAT with its A read as I
+>>> rows[8] = ".......T......."                           # ... and AT going down through it
+>>> fixed, changes = correct_words(rows, np.full((15, 15), 0.9), lex)
+>>> fixed[7][6:9], changes
+('CAT', [((7, 7), 'I', 'A')])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from scorer.lexicon import Lexicon
+from scorer.tiles import TileSet
+
+if TYPE_CHECKING:
+    from vision.read import BoardReading
+
+SIZE = 15
+EMPTY = "."
+BLANK = "?"
+#: Confidence given to a letter the dictionary chose.
+CHOSEN_CONFIDENCE = 0.5
+#: At most this many letters of one invalid word are doubted together.
+MOST_DOUBTED = 2
+#: Words with more unknown squares than this (doubted letters and blanks together) are not
+#: solved: each unknown multiplies the search by the alphabet, and so many unknowns settle
+#: nothing anyway.
+MOST_UNKNOWN = 3
+
+Square = tuple[int, int]
+
+
+def words_on(rows: Sequence[str]) -> list[list[Square]]:
+    """Every word of two or more tiles on the board, as its squares, across then down.
+
+    >>> rows = ["." * 15 for _ in range(15)]
+    >>> rows[0] = "AB............."
+    >>> rows[1] = "C.............."
+    >>> words_on(rows)
+    [[(0, 0), (0, 1)], [(0, 0), (1, 0)]]
+    """
+    words: list[list[Square]] = []
+    for across in (True, False):
+        for line in range(SIZE):
+            run: list[Square] = []
+            for k in range(SIZE + 1):
+                square = (line, k) if across else (k, line)
+                if k < SIZE and rows[square[0]][square[1]] != EMPTY:
+                    run.append(square)
+                    continue
+                if len(run) >= 2:
+                    words.append(run)
+                run = []
+    return words
+
+
+def correct_words(
+    rows: Sequence[str],
+    confidence: np.ndarray,
+    lexicon: Lexicon,
+    alphabet: Sequence[str] | TileSet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+) -> tuple[list[str], list[tuple[Square, str, str]]]:
+    """The board with letters that break words replaced where the dictionary settles them.
+
+    ``rows`` are single-character squares (``.`` empty, ``?`` blank, a letter); ``confidence``
+    is the readers' confidence per square (15x15), which orders the doubt.  Returns the new
+    rows and the changes as ``(square, read, chosen)``.  A word mended by a change may let a
+    word beside it be mended next, so the words are gone through until nothing changes.
+    """
+    check = _BoardCheck(rows, lexicon, alphabet)
+    changes: list[tuple[Square, str, str]] = []
+    settled: set[Square] = set()
+    progress = True
+    while progress:
+        progress = False
+        for word in check.words:
+            if check.valid(word):
+                continue
+            doubt = sorted((sq for sq in word if check.letter(sq) != BLANK and sq not in settled),
+                           key=lambda sq: float(confidence[sq]))
+            for count in range(1, MOST_DOUBTED + 1):
+                if len(doubt) < count:
+                    break
+                chosen = check.solve(doubt[:count])
+                if chosen is None:
+                    continue
+                for square, letter in chosen.items():
+                    read = check.letter(square)
+                    if letter != read:
+                        check.board[square[0]][square[1]] = letter
+                        changes.append((square, read, letter))
+                        progress = True
+                    settled.add(square)
+                break
+    return ["".join(row) for row in check.board], changes
+
+
+class _BoardCheck:
+    """A board being mended: its letters, its words and which words pass through a square."""
+
+    def __init__(self, rows: Sequence[str], lexicon: Lexicon,
+                 alphabet: Sequence[str] | TileSet) -> None:
+        self.board = [list(row) for row in rows]
+        self.lexicon = lexicon
+        self.alphabet = alphabet
+        self.words = words_on(rows)
+        self.through: dict[Square, list[int]] = {}
+        for index, word in enumerate(self.words):
+            for square in word:
+                self.through.setdefault(square, []).append(index)
+
+    def letter(self, square: Square) -> str:
+        return self.board[square[0]][square[1]]
+
+    def items(self, word: list[Square], unknown: dict[Square, int]) -> list[str | int]:
+        """The word for :meth:`Lexicon.blank_solutions`: letters, and ids for the unknown
+        squares and the blanks (which get ids of their own, added to ``unknown``)."""
+        out: list[str | int] = []
+        for square in word:
+            letter = self.letter(square)
+            if square in unknown:
+                out.append(unknown[square])
+            elif letter == BLANK:
+                out.append(unknown.setdefault(square, len(unknown)))
+            else:
+                out.append(letter)
+        return out
+
+    def valid(self, word: list[Square]) -> bool:
+        """Whether the word is in the dictionary (some letter for each blank in it); a word of
+        more blanks than :data:`MOST_UNKNOWN` counts as valid, there being nothing to check."""
+        unknown: dict[Square, int] = {}
+        items = self.items(word, unknown)
+        if len(unknown) > MOST_UNKNOWN:
+            return True
+        return bool(self.lexicon.blank_solutions([items], self.alphabet, limit=1))
+
+    def solve(self, doubted: list[Square]) -> dict[Square, str] | None:
+        """The doubted squares' letters when exactly one choice makes all their words valid."""
+        unknown = {square: i for i, square in enumerate(doubted)}
+        involved = sorted({w for square in doubted for w in self.through[square]})
+        constraint = [self.items(self.words[w], unknown) for w in involved]
+        if len(unknown) > MOST_UNKNOWN:
+            return None
+        solutions = self.lexicon.blank_solutions(constraint, self.alphabet)
+        # Blanks on the board are free in each solution; only the doubted squares must agree.
+        choices = {tuple(s[unknown[sq]] for sq in doubted) for s in solutions}
+        if len(choices) != 1:
+            return None
+        (letters,) = choices
+        return dict(zip(doubted, letters, strict=True))
+
+
+def check_reading(reading: BoardReading, lexicon: Lexicon, tileset: TileSet) -> BoardReading:
+    """``reading`` with letters that break words replaced by the dictionary's choice (see
+    :func:`correct_words`); multi-letter tiles' sets are left as read."""
+    if any(len(letter) > 1 for letter in tileset.letters):
+        return reading
+    rows, changes = correct_words(reading.board, reading.confidence, lexicon, tileset)
+    if not changes:
+        return reading
+    confidence = reading.confidence.copy()
+    sources = dict(reading.sources)
+    for square, _, _ in changes:
+        confidence[square] = min(float(confidence[square]), CHOSEN_CONFIDENCE)
+        sources[square] = "dictionary"
+    return replace(reading, board=rows, confidence=confidence, sources=sources)
