@@ -5,8 +5,10 @@ the square (tiles may sit a little off their square):
 
 - two *chromaticity* coordinates of its background (the pixels that are not ink), which do not
   change when the light gets brighter or dimmer;
-- its *ink* share: the fraction of pixels much darker than the background (a letter on a tile;
-  the printed labels of some premium squares);
+- its *ink*: calibrated, the share of pixels much darker than the background (a letter on a
+  tile; the printed labels of some premium squares); uncalibrated, the ink's *depth*, how much
+  darker than the background the darkest pixels are, which a letter blurred by focus or motion
+  keeps when few of its pixels stay dark enough to count in a share;
 - its *lightness* after dividing out the illumination, a smooth field fitted across the board
   (a quadratic in the square's position plus one level per kind of surface: tiles, and the empty
   squares of each premium type).
@@ -18,6 +20,10 @@ rotation and reflection, so this holds whichever way up the board is.
 *Uncalibrated*, the model finds for each premium type its typical look (the most common one among
 its squares), calls the squares that stray far from it tile candidates, takes their common look
 as the tile face, and gives each square to the nearer of the tile face and its type's empty look.
+It then decides every square again against the photo's own spread (a likelihood ratio between
+the lettered tiles found, a blank face, which is a tile's face without ink, and each type's empty
+squares): within one photo tiles and empty squares stray far less than the fixed scale of the
+first decision allows, and a blank differs from an empty square by its colour alone.
 Nothing about one edition's colours is assumed.  *Calibrated* (:meth:`OccupancyModel.fit` on
 rectified images with known boards) it learns a Gaussian for each premium type's empty squares and
 one for tiles, and decides by likelihood ratio.
@@ -58,11 +64,26 @@ _WASHED_LEVEL = 240
 WASHED_CONFIDENCE = 0.55
 #: A Gaussian's covariance never gets narrower than this (per-feature standard deviation).
 _MIN_SPREAD = np.array([0.01, 0.01, 0.03, 0.06])
+#: Share of a square's middle pixels taken as its darkest, for the ink depth.
+_DARKEST_SHARE = 0.05
+#: Uncalibrated, the tiles found and each premium type's empty squares are described by their
+#: median and spread (in feature scale units, never narrower than this) to decide every square
+#: again; the spread is that of the photo itself, which on a clean photo is far narrower than
+#: the fixed scale.
+_SELF_SPREAD_FLOOR = 0.25
+#: Log-likelihood a blank face must win by: a set holds two blanks among about a hundred tiles.
+_BLANK_PRIOR = 4.0
+#: A tile found counts as lettered when its ink depth stands this far (feature scale units,
+#: or four of the empty plain squares' spreads if more) above the empty plain squares'.
+_LETTERED_DEPTH = 1.5
 
 
-def _features_invariant(rectified: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Chromaticity and ink share per square (15, 15, 3), log grey of the background, and
-    which squares are washed out by glare (a quarter of their pixels nearly white).
+def _features_invariant(
+    rectified: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Chromaticity and ink share per square (15, 15, 3), log grey of the background, which
+    squares are washed out by glare (a quarter of their pixels nearly white), and each
+    square's ink depth (how much darker than the background its darkest pixels are, 0..1).
 
     Only the middle half of each square is used: tiles stand a little off their squares in
     photos taken at an angle, and grid lines stay out.
@@ -90,6 +111,11 @@ def _features_invariant(rectified: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
     background_grey = (grey * upper).sum(axis=2) / np.maximum(upper.sum(axis=2), 1)
     ink = grey < 0.65 * background_grey[..., None]
     ink_share = ink.mean(axis=2)
+    # A letter blurred by motion or focus may keep few pixels below the share's threshold, but
+    # its darkest pixels still stand well below the face: the depth keeps it a letter.
+    at = int(_DARKEST_SHARE * grey.shape[2])
+    darkest = np.partition(grey, at, axis=2)[..., at]
+    depth = np.clip(1.0 - darkest / np.maximum(background_grey, 1.0), 0.0, 1.0)
     paper = (~ink)[..., None]
     colour = (pixels * paper).sum(axis=2) / np.maximum(paper.sum(axis=2), 1)
     blue, green, red = colour[..., 0], colour[..., 1], colour[..., 2]
@@ -102,7 +128,9 @@ def _features_invariant(rectified: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
     white = (cv2.min(cv2.min(channels[0], channels[1]), channels[2]) >= _WASHED_LEVEL)
     white_crops = square_crops(white, square_px)[:, :, low:high:stride, low:high:stride]
     washed = white_crops.reshape(SIZE, SIZE, -1).mean(axis=2) > 0.25
-    return features.astype(np.float64), log_grey.astype(np.float64), washed
+    return features.astype(np.float64), log_grey.astype(np.float64), washed, depth.astype(
+        np.float64
+    )
 
 
 _ROWS, _COLS = np.mgrid[0:SIZE, 0:SIZE].astype(np.float64) / (SIZE - 1) - 0.5
@@ -240,10 +268,83 @@ def _explain(
         occupied = to_tile < to_empty
     cost = _capped_cost(np.minimum(to_tile, to_empty)[usable], cap)
     finite = np.isfinite(looks).all(axis=1)
-    if finite.any() and np.linalg.norm(looks[finite] - tile_look, axis=-1).min() < cap / 2:
+    if finite.any() and np.linalg.norm(looks[finite] - tile_look, axis=-1).min() < _ALIKE:
         cost = np.inf  # the tile face would be a shade of an empty square: not a tile look
     margin = np.minimum(to_empty, 1e6) - to_tile
     return cost, occupied, margin
+
+
+def _median_spread(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-feature median and spread (scaled median absolute deviation, floored)."""
+    centre = np.median(samples, axis=0)
+    spread = 1.4826 * np.median(np.abs(samples - centre), axis=0)
+    return centre, np.maximum(spread, _SELF_SPREAD_FLOOR)
+
+
+def _diagonal_log_likelihood(
+    points: np.ndarray, centre: np.ndarray, spread: np.ndarray
+) -> np.ndarray:
+    z = (points - centre) / spread
+    return -0.5 * (z**2).sum(axis=-1) - np.log(spread).sum()
+
+
+def _self_ratio(
+    features: np.ndarray, occupied: np.ndarray, usable: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Log-likelihood ratios, tile over empty and blank over empty, of every square (225,)
+    against what this photo's own tiles and empty squares look like (NaN where it cannot be
+    told).
+
+    The fixed feature scale is far wider than the spread within one photo.  A tile's face is
+    that of the lettered tiles found; a blank shows that face with no more ink than an empty
+    plain square (which, being plain, has no print either) and must be the likelier by
+    :data:`_BLANK_PRIOR`.  Each premium type's empty look is that of its squares left empty; a
+    type with fewer than three of them is not judged, nor is any square when there are fewer
+    than three lettered tiles or empty plain squares.
+    """
+    scaled = (features / _FEATURE_SCALE).reshape(-1, features.shape[-1])
+    flat = occupied.ravel()
+    usable = usable.ravel()
+    ratio = np.full(len(scaled), np.nan)
+    blank_ratio = ratio.copy()
+    plain_empty = ~flat & usable & _PLAIN
+    if plain_empty.sum() < 3:
+        return ratio, blank_ratio
+    plain_centre, plain_spread = _median_spread(scaled[plain_empty])
+    ink = FEATURES.index("ink")
+    lettered = flat & usable & (
+        scaled[:, ink] > plain_centre[ink] + max(4 * plain_spread[ink], _LETTERED_DEPTH)
+    )
+    if lettered.sum() < 3:
+        return ratio, blank_ratio
+    face_centre, face_spread = _median_spread(scaled[lettered])
+    blank_centre, blank_spread = face_centre.copy(), face_spread.copy()
+    blank_centre[ink], blank_spread[ink] = plain_centre[ink], plain_spread[ink]
+    blank_score = _diagonal_log_likelihood(scaled, blank_centre, blank_spread) - _BLANK_PRIOR
+    tile_score = np.maximum(_diagonal_log_likelihood(scaled, face_centre, face_spread),
+                            blank_score)
+    for members in _TYPE_MEMBERS:
+        empty = members & ~flat & usable
+        if empty.sum() >= 3:
+            centre, spread = _median_spread(scaled[empty])
+            empty_score = _diagonal_log_likelihood(scaled[members], centre, spread)
+            ratio[members] = tile_score[members] - empty_score
+            blank_ratio[members] = blank_score[members] - empty_score
+    ratio[~usable] = np.nan
+    blank_ratio[~usable] = np.nan
+    return ratio, blank_ratio
+
+
+def _decide_again(
+    features: np.ndarray, occupied: np.ndarray, confidence: np.ndarray, usable: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Tiles and confidence decided again by :func:`_self_ratio` where it can tell; a square
+    whose decision changes takes the confidence of the ratio."""
+    ratio = _self_ratio(features, occupied, usable)[0].reshape(occupied.shape)
+    decided = np.isfinite(ratio)
+    again = np.where(decided, ratio > 0, occupied)
+    sure = 1.0 / (1.0 + np.exp(-np.abs(np.nan_to_num(ratio))))
+    return again, np.where(again != occupied, sure, confidence)
 
 
 class OccupancyModel:
@@ -289,8 +390,10 @@ class OccupancyModel:
     ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
         # First decide on the light-independent features, which is enough to fit the
         # illumination; then decide again with the lightness added.
-        invariant, log_grey, washed = _features_invariant(rectified)
+        invariant, log_grey, washed, depth = _features_invariant(rectified)
         usable = ~washed
+        if not self.calibrated:
+            invariant = np.concatenate([invariant[..., :2], depth[..., None]], axis=-1)
         if self.calibrated:
             occupied, _ = self._decide_calibrated(invariant)
         else:
@@ -305,6 +408,7 @@ class OccupancyModel:
                 tile_lightness = lightness[occupied & usable].mean() / _FEATURE_SCALE[3]
                 tile_look = np.append(tile_look, tile_lightness)
             occupied, confidence, _ = self._decide_uncalibrated(full, usable, tile_look)
+            occupied, confidence = _decide_again(full, occupied, confidence, usable)
         # Glare leaves neither colour nor letter to go by: say so rather than guess boldly.
         confidence = np.where(washed, np.minimum(confidence, WASHED_CONFIDENCE), confidence)
         return full, (occupied, confidence)
@@ -389,7 +493,7 @@ class OccupancyModel:
         kinds_seen: list[np.ndarray] = []
         for number, (image, board) in enumerate(zip(rectified_images, boards, strict=True)):
             occupied = _parse_board(board, number)
-            invariant, log_grey, washed = _features_invariant(image)
+            invariant, log_grey, washed, _ = _features_invariant(image)
             lightness = _lightness(log_grey, occupied, ~washed)
             features = np.concatenate([invariant, lightness[..., None]], axis=-1)
             # Squares washed out by glare teach nothing about either look.
