@@ -71,13 +71,11 @@ CORNERS_STILL_FIT = 0.5
 UNSURE = 0.5
 #: Glyph height, relative to the photo's median, above which a letter carries marks above it.
 MARKED_HEIGHT = 1.15
-#: Glyphs compared with the calibrated classifier's to decide which way up the tiles are.
-CLASSIFIER_ORIENTATION_SAMPLE = 32
 #: Occupied squares sampled to decide which way up the tiles are, without calibration.
 ORIENTATION_SAMPLE = 24
 #: Weight of the letters' lean (about 0.03 for upright capitals) against Tesseract's mean
 #: confidence (0..1) when deciding which way up uncalibrated tiles are.
-LEAN_WEIGHT = 5.0
+LEAN_WEIGHT = 10.0
 
 
 class UnreadableImage(ValueError):
@@ -154,26 +152,54 @@ def glyphs_of(
     return GlyphFinder(rectified, square_px, joined=joined).glyphs(squares)
 
 
+#: A point-value digit sits off a corner of the letter, about a third of a square along each
+#: axis from the letter's centre; what was taken for a digit elsewhere (a piece of the gap
+#: beside a tile, a neighbour's edge) does not count.  Offsets in squares, along each axis.
+DIGIT_OFFSET = (0.2, 0.45)
+#: ... and about as far along one axis as along the other (largest difference, in squares).
+DIGIT_DIAGONAL = 0.15
+
+
+def digit_votes(glyphs: list[Glyph | None]) -> np.ndarray:
+    """For each of the four quarter turns, how many glyphs show their point-value digit at the
+    lower right once turned (digits where a digit sits, see :data:`DIGIT_OFFSET`).
+
+    >>> from vision.letters import Glyph
+    >>> def g(digit): return Glyph(np.zeros((24, 24), np.float32), np.zeros((1, 1)), 0.5, digit)
+    >>> digit_votes([g((0.3, -0.3)), g((0.35, -0.3)), g((0.45, 0.0)), None]).tolist()
+    [0, 0, 0, 2]
+    """
+    offsets = np.array([g.digit for g in glyphs if g is not None and g.digit is not None])
+    votes = np.zeros(4, np.int64)
+    if len(offsets) == 0:
+        return votes
+    dx, dy = offsets[:, 0], offsets[:, 1]
+    ax, ay = np.abs(dx), np.abs(dy)
+    low, high = DIGIT_OFFSET
+    placed = (ax >= low) & (ax <= high) & (ay >= low) & (ay <= high) & (
+        np.abs(ax - ay) <= DIGIT_DIAGONAL)
+    dx, dy = dx[placed], dy[placed]
+    for k in range(4):
+        votes[k] = int(((dx > 0) & (dy > 0)).sum())
+        # np.rot90 turns the picture counter-clockwise: (dx, dy) -> (dy, -dx).
+        dx, dy = dy, -dx
+    return votes
+
+
 def orientation_from_digits(glyphs: list[Glyph | None]) -> tuple[int, float]:
     """Quarter turns that bring the point-value digits to the tiles' lower right, with the
-    share of digits that agree (0 when none was seen).
+    share of digits that agree (0 when none was seen); see :func:`digit_votes`.
 
     >>> from vision.letters import Glyph
     >>> g = Glyph(np.zeros((24, 24), np.float32), np.zeros((1, 1), np.uint8), 0.5, (0.3, -0.3))
     >>> orientation_from_digits([g, g, None])  # digits at the upper right: turn 3 times
     (3, 1.0)
     """
-    offsets = np.array([g.digit for g in glyphs if g is not None and g.digit is not None])
-    if len(offsets) == 0:
+    votes = digit_votes(glyphs)
+    if votes.sum() == 0:
         return 0, 0.0
-    votes = []
-    dx, dy = offsets[:, 0], offsets[:, 1]
-    for _ in range(4):
-        votes.append(int(((dx > 0) & (dy > 0)).sum()))
-        # np.rot90 turns the picture counter-clockwise: (dx, dy) -> (dy, -dx).
-        dx, dy = dy, -dx
     best = int(np.argmax(votes))
-    return best, votes[best] / len(offsets)
+    return best, float(votes[best] / votes.sum())
 
 
 def find_orientation(
@@ -237,11 +263,47 @@ def orientation_votes(glyphs: list[Glyph | None]) -> tuple[np.ndarray, np.ndarra
     return axis, lean
 
 
-#: Mean log aspect ratio beyond which the glyphs' axis (upright or lying) is taken as known.
-AXIS_KNOWN = 0.08
-#: Digits that must be seen, and the share of them that must agree, to settle the turn.
-DIGITS_NEEDED = 4
-DIGITS_AGREE = 0.75
+#: Mean log aspect ratio beyond which the glyphs' axis (upright or lying) is taken as known
+#: (upright capitals measure 0.2 to 0.8; a board of wide letters, M W, and blur along the
+#: letters' width bring it near zero, where all four turns are weighed).
+AXIS_KNOWN = 0.15
+#: Weight of the share of glyphs whose digit sits at the lower right once turned, against
+#: Tesseract's mean confidence (0..1): a digit where a digit sits is rarely anything else, but
+#: small tiles show few of them.
+DIGIT_WEIGHT = 5.0
+#: Difference of mean similarity between the two likeliest turns below which the calibrated
+#: classifier is not taken as sure (upright letters match the learnt ones about 0.13 better
+#: than turned ones; blur and letters that read alike both ways can close the gap).
+CLASSIFIER_SURE = 0.03
+#: Weight of the uncalibrated evidence (Tesseract, lean, digits) added to the classifier's
+#: similarities when it is not sure.
+TIE_BREAK_WEIGHT = 0.05
+#: Glyphs compared with the calibrated classifier's, at most (spread over the board).
+CLASSIFIER_ORIENTATION_GLYPHS = 96
+
+
+def _sample(found: list[Glyph], count: int) -> list[Glyph]:
+    """At most ``count`` of the glyphs, spread evenly over the list."""
+    if len(found) <= count:
+        return found
+    return [found[i] for i in np.linspace(0, len(found) - 1, count).round().astype(int)]
+
+
+def orientation_scores(
+    found: list[Glyph], candidates: list[int], tesseract: TesseractReader | None
+) -> np.ndarray:
+    """The uncalibrated evidence for each candidate turn: Tesseract's mean confidence on a
+    sample of glyphs turned so (when given), the letters' lean (:func:`orientation_votes`)
+    and the share of glyphs whose point-value digit then sits at the lower right."""
+    _, lean = orientation_votes(found)
+    digits = digit_votes(found) / len(found)
+    scores = np.array([LEAN_WEIGHT * lean[k] + DIGIT_WEIGHT * digits[k] for k in candidates])
+    if tesseract is not None:
+        sample = _sample(found, ORIENTATION_SAMPLE)
+        guesses = tesseract.read([_turned(g, k)[1] for k in candidates for g in sample])
+        confidence = np.array([g.confidence for g in guesses]).reshape(len(candidates), -1)
+        scores += confidence.mean(axis=1)
+    return scores
 
 
 def orientation_of_glyphs(
@@ -252,41 +314,30 @@ def orientation_of_glyphs(
     """Counter-clockwise quarter turns that make the tiles of these glyphs upright.
 
     The glyphs were found in the picture as it stands.  Capital letters are taller than wide,
-    which tells the axis (:func:`orientation_votes`); along it, the calibrated classifier's
-    similarity to the user's own glyphs decides when the profile knows letters (the learnt
-    glyphs are upright).  Without one, the point-value digits decide when enough of them are
-    seen (they sit at the lower right of an upright tile), else Tesseract's reading of a
-    sample in both turns together with the letters' lean to the left.
+    which tells the axis (:func:`orientation_votes`).  Along it the evidence is weighed
+    together, no cue deciding alone: with a calibrated classifier, the glyphs' mean
+    similarity to the user's own (upright) glyphs, and where that leaves the two likeliest
+    turns close, the uncalibrated evidence too; without one, Tesseract's reading of a sample
+    in each turn, the letters' lean to the left and the point-value digits at the lower right
+    (:func:`orientation_scores`).
     """
     found = [g for g in glyphs if g is not None]
     if not found:
         return 0
-    axis, lean = orientation_votes(found)
+    axis, _ = orientation_votes(found)
     candidates = [0, 1, 2, 3]
     if abs(axis[0]) >= AXIS_KNOWN:
         candidates = [k for k in range(4) if axis[k] > 0]
     if classifier is not None and len(classifier) > 0:
-        step = max(1, len(found) // CLASSIFIER_ORIENTATION_SAMPLE)
-        sample = found[::step][:CLASSIFIER_ORIENTATION_SAMPLE]
+        sample = _sample(found, CLASSIFIER_ORIENTATION_GLYPHS)
         turned = np.stack([_turned(g, k)[0] for k in candidates for g in sample])
         best = classifier.similarities(turned).max(axis=1).reshape(len(candidates), -1)
-        return candidates[int(np.argmax(best.mean(axis=1)))]
-    digits = [g.digit for g in found if g.digit is not None]
-    if len(digits) >= DIGITS_NEEDED:
-        turns, agreement = orientation_from_digits(found)
-        if agreement >= DIGITS_AGREE and turns in candidates:
-            return turns
-    if tesseract is None:
-        return candidates[int(np.argmax([lean[k] for k in candidates]))]
-    step = max(1, len(found) // ORIENTATION_SAMPLE)
-    sample = found[::step][:ORIENTATION_SAMPLE]
-    guesses = tesseract.read([_turned(g, k)[1] for k in candidates for g in sample])
-    scores = []
-    for i, k in enumerate(candidates):
-        chunk = guesses[i * len(sample) : (i + 1) * len(sample)]
-        reading = sum(g.confidence for g in chunk) / len(sample)
-        scores.append(reading + LEAN_WEIGHT * lean[k])
-    return candidates[int(np.argmax(scores))]
+        scores = best.mean(axis=1)
+        ranked = np.sort(scores)
+        if len(candidates) > 1 and ranked[-1] - ranked[-2] < CLASSIFIER_SURE:
+            scores = scores + TIE_BREAK_WEIGHT * orientation_scores(found, candidates, tesseract)
+        return candidates[int(np.argmax(scores))]
+    return candidates[int(np.argmax(orientation_scores(found, candidates, tesseract)))]
 
 
 #: Plain squares (no premium label printed on them), where a letter can only be a tile's.
