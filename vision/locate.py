@@ -4,7 +4,9 @@ The grid lines are the one thing every edition shares, so the search uses only t
 
 1. On a reduced grey image, thin lines are picked out with a morphological hat filter, once for
    dark lines (the green European board) and once for light lines (English boards, whose squares
-   are separated by white lines).  No edition's colours are assumed.
+   are separated by white lines).  No edition's colours are assumed.  Where grey shows few
+   squares, each colour channel is filtered and the strongest line response kept: green lines
+   on green squares, blurred or in dim light, may only stand out in their channel.
 2. The regions the lines enclose are the empty squares.  Regions shaped like a filled
    quadrilateral become *cells*.
 3. From a seed cell and its nearest neighbours a lattice (a homography from integer square
@@ -18,7 +20,8 @@ The grid lines are the one thing every edition shares, so the search uses only t
    seen along its length (under tiles the gaps between them carry it).
 5. Which 16 consecutive lines in each direction are the grid is decided by line support and by
    where empty squares were found: a board's edge can look like one more line, but no squares
-   lie beyond it.
+   lie beyond it.  On a colour photo the premium squares may then move the window by up to two
+   lines, when one placement matches their layout clearly better than every other.
 
 Boards small in a large photo (squares under 16 px at the first resolution) are searched again
 at twice the resolution.
@@ -67,6 +70,8 @@ _MIN_LATTICE_CELLS = 12
 _FARTHER = 0.6
 #: A lattice of this many empty squares needs no second try without noise specks.
 _ENOUGH_CELLS = 24
+#: A lattice of this many empty squares in grey is trusted without a second look in colour.
+_TRUSTED_CELLS = 40
 #: Line-mask components spanning less than the image's long side over this are noise specks.
 _SPECK_FRACTION = 100
 #: Squares smaller than this (pixels a side) at the first resolution call for a closer look.
@@ -548,13 +553,6 @@ def _line_support(
     return support
 
 
-#: Line support (share of its length seen) that lets the lattice grow by one more line.
-_GROW_SUPPORT = 0.3
-#: A line seen this little may still be under tiles, when the line beyond it shows this much.
-_HIDDEN_SUPPORT = 0.1
-_BEYOND_SUPPORT = 0.5
-
-
 def _grow_by_lines(
     ridges: np.ndarray,
     homography: np.ndarray,
@@ -562,12 +560,7 @@ def _grow_by_lines(
     y_span: tuple[int, int],
     floor: float,
 ) -> tuple[np.ndarray, tuple[int, int], tuple[int, int]]:
-    """Extend the fitted lattice line by line while the next line is seen on the board.
-
-    A line hidden under a row of tiles is passed over when the line beyond it is clearly seen:
-    the gaps between tiles show only part of a line, and the squares beyond still belong to the
-    grid.
-    """
+    """Extend the fitted lattice line by line while the next line is seen on the board."""
     spans = [list(x_span), list(y_span)]
     limit = GRID_SIZE + 2
     for _ in range(2 * limit):
@@ -578,18 +571,12 @@ def _grow_by_lines(
             other = spans[1 - axis]
             for end, step in ((0, -1), (1, 1)):
                 line = spans[axis][end] + step
-                pair = np.array(sorted((line, line + step)))
                 support = _line_support(
-                    ridges, homography, pair, (other[0], other[1]),
+                    ridges, homography, np.array([line]), (other[0], other[1]),
                     vertical=axis == 0, floor=floor, reach=0.25,
-                )
-                next_support, beyond_support = support if step > 0 else support[::-1]
-                if next_support >= _GROW_SUPPORT:
+                )[0]
+                if support >= 0.3:
                     spans[axis][end] = line
-                    grown = True
-                elif (next_support >= _HIDDEN_SUPPORT and beyond_support >= _BEYOND_SUPPORT
-                      and spans[axis][1] - spans[axis][0] + 2 <= limit):
-                    spans[axis][end] = line + step
                     grown = True
         if not grown:
             break
@@ -730,12 +717,14 @@ def _attempt(image: np.ndarray, long_side: int) -> _Attempt:
 def _search(image: np.ndarray, grey: np.ndarray) -> _Attempt:
     """The best lattice of empty squares, looking no further than needed.
 
-    The grey image at the first resolution finds most boards.  Where it finds few squares the
-    photo is looked at again: in colour, closer (a board small in a large photo), farther (a
-    blurred photo); the look with most squares on one lattice wins.
+    The grey image at the first resolution finds most boards.  Where it finds fewer than
+    :data:`_TRUSTED_CELLS` squares the photo is looked at again in colour (the look with more
+    squares on one lattice wins); where still too few, closer (a board small in a large photo)
+    and farther (a blurred photo).  A sparse lattice is the one most likely to be bent by a
+    mis-placed square far from the others, so it gets the second look even when it would do.
     """
     attempt = _attempt(grey, WORK_LONG_SIDE)
-    if len(attempt.lattice.members) >= _ENOUGH_CELLS:
+    if len(attempt.lattice.members) >= _TRUSTED_CELLS:
         return attempt
     colour = image.ndim == 3
     # Grey mixes the channels, diluting a line that differs from its squares mainly in one
@@ -758,13 +747,10 @@ def _search(image: np.ndarray, grey: np.ndarray) -> _Attempt:
     # A blurred photo (out of focus, or the camera moved) smears thin lines away; at a lower
     # resolution the blur spans fewer pixels and the lines stand out again.
     if len(attempt.lattice.members) < _MIN_LATTICE_CELLS and not too_small:
-        for source in (grey, image) if colour else (grey,):
-            farther = _attempt(source, int(WORK_LONG_SIDE * _FARTHER))
-            if (len(farther.lattice.members) > len(attempt.lattice.members)
-                    and farther.square_px >= _MIN_WORK_SQUARE_PX / 2):
-                attempt = farther
-            if len(attempt.lattice.members) >= _MIN_LATTICE_CELLS:
-                break
+        farther = _attempt(grey, int(WORK_LONG_SIDE * _FARTHER))
+        if (len(farther.lattice.members) > len(attempt.lattice.members)
+                and farther.square_px >= _MIN_WORK_SQUARE_PX / 2):
+            attempt = farther
     return attempt
 
 
