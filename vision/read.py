@@ -374,30 +374,111 @@ def missed_tiles(
     ]
 
 
+#: Share of a square's middle, each side, left out when judging its face (a tile shifted by
+#: parallax, the gaps around it).
+FACE_INSET = 0.2
+#: A bare square (taken for a tile, showing no letter) is a blank only if at least this share
+#: of its middle is nearer in colour to the faces of the lettered tiles around it than to the
+#: empty squares of its premium type around it: glare, a shadow or a neighbour's edge seen by
+#: parallax can pass for a tile in the colour statistics of occupancy, not pixel by pixel.
+#: (On rendered photos blanks score 0.8 or more in 95 % of cases, such squares 0.3 or less in
+#: half of them.)
+BLANK_FACE = 0.3
+#: Colour distance (CIE Lab) within which a pixel matches the tile face, for ranking blanks.
+FACE_MATCH = 20.0
+
+
+def _middles(lab: np.ndarray, squares: list[tuple[int, int]], square_px: int) -> np.ndarray:
+    """The middle pixels (N, P, 3) of squares of a Lab rectified image with crop margin."""
+    margin = crop_margin_px(square_px)
+    inset = int(FACE_INSET * square_px)
+    side = square_px - 2 * inset
+    out = np.empty((len(squares), side * side, 3), np.float32)
+    for i, (r, c) in enumerate(squares):
+        y, x = margin + r * square_px + inset, margin + c * square_px + inset
+        out[i] = lab[y : y + side, x : x + side].reshape(-1, 3)
+    return out
+
+
+def _nearest(squares: list[tuple[int, int]], pool: np.ndarray, count: int) -> np.ndarray:
+    """Indices (N, count) of the ``count`` squares of ``pool`` (M, 2) nearest each square."""
+    distance = np.abs(np.asarray(squares)[:, None, :] - pool[None, :, :]).sum(axis=2)
+    return np.argsort(distance, axis=1, kind="stable")[:, :count]
+
+
+def face_likeness(
+    rectified: np.ndarray, turns: int, bare: list[tuple[int, int]],
+    lettered: list[tuple[int, int]], occupied: np.ndarray, square_px: int = SQUARE_PX,
+) -> tuple[np.ndarray, np.ndarray]:
+    """How much each ``bare`` square looks like a tile face: the share of its middle nearer
+    in colour to the faces of the three nearest lettered tiles than to the three nearest
+    empty squares of its premium type, and the share within :data:`FACE_MATCH` of those faces.
+
+    ``rectified`` is the photo's rectified grid with crop margin as it stands, ``turns`` the
+    quarter turns that make it upright; squares and ``occupied`` are in upright terms.  Both
+    shares are 1 for every square when no lettered tile or no empty square gives a reference.
+    """
+    ones = np.ones(len(bare))
+    if not bare or not lettered:
+        return ones, ones
+    lab = np.rot90(cv2.cvtColor(rectified, cv2.COLOR_BGR2LAB), turns).astype(np.float32)
+    faces = _middles(lab, lettered, square_px)
+    # A lettered tile's face is its brighter part (the letter is darker).
+    light = faces[..., 0] >= np.percentile(faces[..., 0], 60, axis=1, keepdims=True)
+    face_colour = np.stack([np.median(f[m], axis=0) for f, m in zip(faces, light, strict=True)])
+    kinds = np.array([[kind for kind in row] for row in PREMIUM_LAYOUT])
+    pixels = _middles(lab, bare, square_px)
+    closer, match = ones.copy(), ones.copy()
+    near_faces = _nearest(bare, np.asarray(lettered), 3)
+    for i, square in enumerate(bare):
+        empty = np.argwhere(~occupied & (kinds == kinds[square]))
+        if len(empty) == 0:
+            continue
+        around = empty[_nearest([square], empty, 3)[0]]
+        empty_colour = np.median(
+            np.median(_middles(lab, [tuple(e) for e in around], square_px), axis=1), axis=0)
+        face = np.median(face_colour[near_faces[i]], axis=0)
+        to_face = np.linalg.norm(pixels[i] - face, axis=1)
+        closer[i] = float(np.mean(to_face < np.linalg.norm(pixels[i] - empty_colour, axis=1)))
+        match[i] = float(np.mean(to_face < FACE_MATCH))
+    return closer, match
+
+
 def not_blanks(
     squares: list[tuple[int, int]], glyphs: list[Glyph | None], confidence: np.ndarray,
-    blanks: int,
+    blanks: int, face: dict[tuple[int, int], tuple[float, float]] | None = None,
 ) -> list[tuple[int, int]]:
-    """The squares taken for tiles that show no letter, beyond the ``blanks`` the tile set
-    has: the blanks kept are those lying beside a lettered tile (a blank is part of a word),
-    then the surest tiles.
+    """The squares taken for tiles that show no letter and are not blanks: those whose middle
+    does not look like a tile's face (``face``: the two shares of :func:`face_likeness` per
+    bare square, when known), and those beyond the ``blanks`` the tile set has: the blanks
+    kept are those lying beside a lettered tile (a blank is part of a word), then those most
+    like a face, then the surest tiles.
 
     >>> sure = np.full((15, 15), 0.9); sure[0, 0] = 0.6
     >>> g = Glyph(np.zeros((24, 24), np.float32), np.zeros((4, 4), np.uint8), 0.5)
     >>> not_blanks([(0, 0), (7, 7), (7, 8), (12, 3)], [None, g, None, None], sure, 2)
     [(0, 0)]
+    >>> not_blanks([(7, 7), (7, 8), (12, 3)], [g, None, None], sure, 2,
+    ...            {(7, 8): (0.1, 0.0), (12, 3): (1.0, 0.9)})
+    [(7, 8)]
     """
     lettered = {sq for sq, g in zip(squares, glyphs, strict=True) if g is not None}
     bare = [sq for sq, g in zip(squares, glyphs, strict=True) if g is None]
+    face = face or {}
+    faceless = [sq for sq in bare if face.get(sq, (1.0, 1.0))[0] < BLANK_FACE]
+    bare = [sq for sq in bare if sq not in faceless]
     if len(bare) <= blanks:
-        return []
+        return sorted(faceless)
 
     def in_word(square: tuple[int, int]) -> bool:
         r, c = square
         return any(n in lettered for n in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)))
 
-    ranked = sorted(bare, key=lambda sq: (in_word(sq), float(confidence[sq])), reverse=True)
-    return sorted(ranked[blanks:])
+    def rank(square: tuple[int, int]) -> tuple[bool, float, float]:
+        return in_word(square), sum(face.get(square, (1.0, 1.0))), float(confidence[square])
+
+    ranked = sorted(bare, key=rank, reverse=True)
+    return sorted(faceless + ranked[blanks:])
 
 
 def _turn_sensitive(tiles: TileSet) -> bool:
@@ -604,7 +685,13 @@ def read_board(
         order = sorted(range(len(squares)), key=lambda i: squares[i])
         squares = [squares[i] for i in order]
         glyphs = [glyphs[i] for i in order]
-    for square in not_blanks(squares, glyphs, confidence, tiles.counts.get(BLANK, 0)):
+    bare = [sq for sq, g in zip(squares, glyphs, strict=True) if g is None]
+    lettered = [sq for sq, g in zip(squares, glyphs, strict=True) if g is not None]
+    taken = np.zeros((SIZE, SIZE), bool)
+    taken[tuple(np.array(squares, np.int64).reshape(-1, 2).T)] = True
+    closer, match = face_likeness(rectified, turns, bare, lettered, taken)
+    face = {sq: (float(a), float(b)) for sq, a, b in zip(bare, closer, match, strict=True)}
+    for square in not_blanks(squares, glyphs, confidence, tiles.counts.get(BLANK, 0), face):
         # Taken for a tile but showing no letter, beyond the blanks the set has: a square
         # lightened by glare or a shadow's edge rather than a tile.
         index = squares.index(square)
