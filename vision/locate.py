@@ -68,10 +68,9 @@ _HAT_SIZE = 7
 _MIN_LATTICE_CELLS = 12
 #: Working resolution of the second look at a blurred photo, relative to the first.
 _FARTHER = 0.6
-#: A lattice of this many empty squares needs no second try without noise specks.
+#: A lattice of this many empty squares needs no second try without noise specks, nor a second
+#: look in colour.
 _ENOUGH_CELLS = 24
-#: A lattice of this many empty squares in grey is trusted without a second look in colour.
-_TRUSTED_CELLS = 40
 #: Line-mask components spanning less than the image's long side over this are noise specks.
 _SPECK_FRACTION = 100
 #: Squares smaller than this (pixels a side) at the first resolution call for a closer look.
@@ -718,13 +717,13 @@ def _search(image: np.ndarray, grey: np.ndarray) -> _Attempt:
     """The best lattice of empty squares, looking no further than needed.
 
     The grey image at the first resolution finds most boards.  Where it finds fewer than
-    :data:`_TRUSTED_CELLS` squares the photo is looked at again in colour (the look with more
-    squares on one lattice wins); where still too few, closer (a board small in a large photo)
-    and farther (a blurred photo).  A sparse lattice is the one most likely to be bent by a
-    mis-placed square far from the others, so it gets the second look even when it would do.
+    :data:`_ENOUGH_CELLS` squares on one lattice the photo is looked at again in colour (the
+    look with more squares wins); where still too few, closer (a board small in a large photo)
+    and farther (a blurred photo).  The colour look costs about twice the grey one, so a board
+    whose squares are mostly under tiles, found in grey, is not looked at again.
     """
     attempt = _attempt(grey, WORK_LONG_SIDE)
-    if len(attempt.lattice.members) >= _TRUSTED_CELLS:
+    if len(attempt.lattice.members) >= _ENOUGH_CELLS:
         return attempt
     colour = image.ndim == 3
     # Grey mixes the channels, diluting a line that differs from its squares mainly in one
