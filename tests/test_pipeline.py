@@ -345,3 +345,34 @@ def test_a_word_made_invalid_by_an_earlier_misread_corrects_that_move(readers, e
     assert [(c.square, c.was, c.letter) for c in report.corrected] == [
         (Square.parse("H8"), "I", "E")]
     assert first.word == "BET" and pipeline.game.scores == [10, report.score]
+
+
+def test_a_blank_inferred_before_the_answers_is_solved_again_with_them(readers, enable):
+    # JErKER (a blank for the R): J read as Q with confidence, the E after it without; the word
+    # list makes that QUaKER, but the players say the unsure tile is an E.
+    pipeline = scripted(readers, enable)
+    reads = [("Q", 0.95), ("E", 0.4), ("?", 1.0), ("K", 0.95), ("E", 0.95), ("R", 0.95)]
+    assert lay(pipeline, readers, "C8", reads, second="J.....") == []
+    [unsure] = pipeline.pending
+    assert unsure.square == Square.parse("D8") and unsure.guess == "U"
+    assert pipeline.answer(unsure.id, "E") == []
+    # QE?KER: no letter for the blank makes it a word; its letter is asked now ...
+    [blank] = pipeline.pending
+    assert blank.kind == "blank" and blank.square == Square.parse("E8")
+    [report] = pipeline.answer(blank.id, "r")
+    # ... and then JERKER is the one word: the Q was a misread J.
+    assert report.word == "JErKER", report.notes
+    assert any("C8: read Q, corrected to J by the dictionary" in n for n in report.notes)
+
+
+def test_a_phony_the_players_confirm_stands_with_its_blank_asked(readers, enable):
+    # QErKER laid as a phony (then challenged off): both readers see the Q.
+    pipeline = scripted(readers, enable)
+    reads = [("Q", 0.95), ("E", 0.4), ("?", 1.0), ("K", 0.95), ("E", 0.95), ("R", 0.95)]
+    lay(pipeline, readers, "C8", reads, second="Q.....")
+    [report] = answer_all(pipeline, {"D8": "E", "E8": "r", "C8": "Q"})
+    assert report.word == "QErKER"
+    assert [(q.kind, str(q.square)) for q in report.questions] == [
+        ("letter", "D8"), ("blank", "E8"), ("letter", "C8")]
+    assert "J" in report.questions[-1].choices  # JERKER was offered
+    assert any("played as laid, the players said" in n for n in report.notes), report.notes

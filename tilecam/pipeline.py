@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from scorer.board import Board
 from scorer.game import Event, EventKind, Game, GameError, Rules, rack_form
 from scorer.rules import position_name, words_with_unknown_blanks
 from scorer.squares import Square
@@ -73,6 +74,8 @@ MARKED_HEIGHT = 1.15
 #: At most this many doubtful squares of one placement are solved for together by the
 #: dictionary (more would let it make almost anything valid).
 MAX_DOUBTED = 3
+#: Rounds of checking a placement's words, each with the answers to the one before.
+CHECK_ROUNDS = 3
 
 
 @dataclass
@@ -532,13 +535,16 @@ class Pipeline:
             state.tiles, state.notes = self._infer(state)
         if self.hold and any(q.answer is None for q in state.questions):
             return None
-        if not state.checked:
+        while not state.settled:
             # Only now are all the letters known (the players answered what was asked): a
-            # confident misread on another square is found whatever was asked before.
-            state.checked = True
-            self._check_words(state)
+            # confident misread on another square is found whatever was asked before.  A
+            # round that asks something is followed by another with the answers.
             if self.hold and any(q.answer is None for q in state.questions):
                 return None
+            asked = len(state.questions)
+            self._check_words(state)
+            state.rounds += 1
+            state.settled = len(state.questions) == asked or state.rounds >= CHECK_ROUNDS
         tiles, unconfirmed = self._letters(state, notes=True)
         if any(t == BLANK or not t for t in tiles.values()):
             unconfirmed = True
@@ -773,52 +779,103 @@ class Pipeline:
 
     def _check_words(self, state: _Pending) -> None:
         """Every word the placement forms against the word list, and its tiles against those
-        still unseen, with the letters as now known (read, inferred, answered).
+        still unseen, with the letters as now known (read, inferred, answered).  Called in
+        rounds: each round only asks what the rounds before it could not settle.
 
-        A word not in the word list is a misread or a phony.  Squares whose letter the players
-        gave are not doubted; on the others, a correction *by the dictionary* is made when it
-        is the one that fits: the only one-letter change (a letter still unseen) that makes
-        every word valid, unless both readers read the letter as it is (then it may be a
-        phony); or the only such change a reader proposed (Tesseract's second reading, or the
-        classifier's before Tesseract overruled it); or the only letters that make every word
-        valid on the squares read without confidence or read differently by the two readers.
-        A tile laid earlier that is in a word not in the word list, and that one letter makes
-        valid, is corrected in that earlier move the same way.  Otherwise the players are
-        asked: the letter of the one square that could change, or else what was played.
+        A blank whose letter the word list gave when other letters were not known yet is
+        solved again with the letters as answered, and asked when that no longer settles it.
 
-        A placement needing a tile of which none is left is taken as a misread too, either of
-        this move's tile (when a reader's other reading of it is a letter still unseen that
-        keeps every word valid) or of an earlier move's: see :meth:`_check_tiles_left`.
+        Any other word not in the word list is a misread or a phony.  Squares whose letter the
+        players gave (or were asked) are not doubted; on the others a correction *by the
+        dictionary* is made when the evidence points at one change: the only one-letter change
+        (to a letter still unseen) that makes every word valid that a reader proposed
+        (Tesseract's second reading, or the classifier's reading before Tesseract overruled
+        it); else an earlier move's tile in one of the words, with the one other letter that
+        its own second reading proposes and that makes every word valid; else the only
+        one-letter change there is, unless both readers read the letter as it is (then it may
+        be a phony); else the only letters that make every word valid on the squares read
+        without confidence or read differently by the two readers.  Otherwise the players are
+        asked, once: the letter of the one square that could change, or else what was played
+        (what they answer stands, a phony included).
+
+        A placement needing a tile of which none is left is taken as a misread too: see
+        :meth:`_check_tiles_left`.
         """
-        if self.lexicon is None:
-            return
+        if self.lexicon is None or any(q.kind == "placement" for q in state.questions):
+            return  # no word list; or what was played is the players' word now
         tiles, _ = self._letters(state)
         if not tiles or any(t == BLANK or not t for t in tiles.values()):
             return  # a letter nobody knows: nothing to check it against
-        given = {q.square for q in state.questions if q.kind in ("blank", "letter")
-                 and q.answer is not None and q.square in tiles}
-        # A blank's letter was already chosen to fit (or given); its face says nothing.
-        loose = [sq for sq in sorted(tiles) if sq not in given and tiles[sq].isupper()]
-        if not self._solve(self.game.board, tiles, [], self.tileset.letters):
-            if not self._fix_words(state, tiles, loose):
+        check = self._check(state, tiles)
+        if not self._solve(check.board, tiles, [], self.tileset.letters):
+            blanks = self._recheck_blanks(check)
+            if blanks is None:
+                if state.words_asked:
+                    invalid = self._invalid_words(check.board, tiles)
+                    _note(state, f"not in the word list: {', '.join(invalid)} (played as "
+                                 "laid, the players said)")
+                    return
+                if not self._fix_words(check):
+                    return
+            elif not blanks:
                 return
-            tiles, _ = self._letters(state)
-        self._check_tiles_left(state, tiles, loose)
+            check = self._check(state, self._letters(state)[0])
+        self._check_tiles_left(check)
 
-    def _fix_words(self, state: _Pending, tiles: dict[Square, str],
-                   loose: list[Square]) -> bool:
+    def _check(self, state: _Pending, tiles: dict[Square, str]) -> _Check:
+        """The round's view: this placement's letters, and the board and the tiles left with
+        the earlier tiles being corrected as they will be."""
+        fixes = self._earlier_fixes(state)
+        board = self.game.board
+        left = Counter(self.game.unseen())
+        if fixes:
+            board = board.copy()
+            for square, letter in fixes.items():
+                left[rack_form(self.game.board[square] or letter)] += 1
+                left[rack_form(letter)] -= 1
+            board.place(fixes)
+        left.subtract(rack_form(t) for t in tiles.values())
+        given = {q.square for q in state.questions if q.kind in ("blank", "letter")
+                 and q.answer is not None and q.square in tiles} | state.asked
+        return _Check(state, dict(tiles), board, given, left)
+
+    def _recheck_blanks(self, check: _Check) -> bool | None:
+        """Blanks whose letter the word list gave (before the letters asked were answered),
+        solved again now that the words are not valid: True when that settles them (every word
+        valid), False when they are asked, None when there are none."""
+        state, tiles = check.state, check.tiles
+        inferred = [sq for sq in sorted(tiles) if tiles[sq].islower() and sq not in check.given]
+        if not inferred:
+            return None
+        solutions = self._solve(check.board, tiles, inferred, self.tileset.letters)
+        if len(solutions) == 1:
+            for square in inferred:
+                letter = solutions[0][square].lower()
+                self._set_letter(state, square, letter)
+                _note(state, f"blank on {self.name(square)} is {letter.upper()}: the only letter "
+                             "that makes every word valid with the letters answered")
+            return True
+        for square in inferred:
+            state.asked.add(square)
+            state.questions.append(self._ask(
+                "blank", f"which letter is the blank on {self.name(square)}?", square=square,
+                choices=sorted({s[square].lower() for s in solutions}), guess=tiles[square],
+            ))
+        return False
+
+    def _fix_words(self, check: _Check) -> bool:
         """Words not in the word list (see :meth:`_check_words`): True when corrected by the
         dictionary, False when the players were asked."""
-        board = self.game.board
+        state, tiles, board = check.state, check.tiles, check.board
         letters = self.tileset.letters
         invalid = self._invalid_words(board, tiles)
         if not invalid:
             return False  # no words to speak of (tiles not in one line): the rules refuse it
-        left = self._left(tiles)
+        loose = [sq for sq in sorted(tiles) if sq not in check.given and tiles[sq].isupper()]
         candidates: list[tuple[Square, str]] = []
         for square in loose:
             for solution in self._solve(board, tiles, [square], letters, limit=len(letters)):
-                if solution[square] != tiles[square] and left[solution[square]] >= 1:
+                if solution[square] != tiles[square] and check.left[solution[square]] >= 1:
                     candidates.append((square, solution[square]))
         seconds = self._second_readings(loose)
         readers = {sq: self._other_readings(sq, tiles[sq], seconds) for sq in loose}
@@ -827,7 +884,7 @@ class Pipeline:
         how = ""
         if len(supported) == 1:
             change, how = dict(supported), "the only change a reader's second reading proposed"
-        elif self._fix_earlier_words(state, tiles, invalid):
+        elif self._fix_earlier_words(check, invalid):
             return True
         elif len(candidates) == 1 and seconds.get(candidates[0][0]) != tiles[candidates[0][0]]:
             change, how = dict(candidates), "the only letter that makes every word valid"
@@ -835,7 +892,7 @@ class Pipeline:
             doubted = [sq for sq in loose if readers[sq] or state.read[sq][1] < ACCEPT]
             if 2 <= len(doubted) <= MAX_DOUBTED:
                 solutions = self._solve(board, tiles, doubted, letters, limit=8)
-                fitting = [s for s in solutions if self._fits(tiles, s)]
+                fitting = [s for s in solutions if self._fits(check, s)]
                 if len(fitting) == 1 and len(solutions) < 8:
                     change = {sq: c for sq, c in fitting[0].items() if c != tiles[sq]}
                     how = "the only letters that make every word valid"
@@ -849,11 +906,13 @@ class Pipeline:
                              f"by the dictionary: {', '.join(invalid)} not in the word list, "
                              f"{', '.join(valid)} valid ({how})")
             return True
+        state.words_asked = True
         squares = sorted({sq for sq, _ in candidates})
         if len(squares) == 1:
             [square] = squares
             options = sorted(letter for sq, letter in candidates if sq == square)
             read = tiles[square]
+            state.asked.add(square)
             state.questions.append(self._ask(
                 "letter",
                 f"{', '.join(invalid)} is not in the word list: is the tile on "
@@ -862,7 +921,7 @@ class Pipeline:
                 square=square, choices=options + [read], guess=read,
             ))
             return False
-        notation = self._notation(tiles)
+        notation = self._notation(board, tiles)
         why = (f"one letter changed on any of {', '.join(self.name(sq) for sq in squares)} "
                "would make every word valid" if squares else
                "no one letter changed would make every word valid")
@@ -874,18 +933,17 @@ class Pipeline:
         ))
         return False
 
-    def _fix_earlier_words(self, state: _Pending, tiles: dict[Square, str],
-                           invalid: list[str]) -> bool:
+    def _fix_earlier_words(self, check: _Check, invalid: list[str]) -> bool:
         """A word not in the word list through a tile laid earlier, whose other letter makes
         every word valid and is the one a reader's second reading of it proposes: that earlier
         tile is corrected (True).  Without a second reading's support nothing is changed: the
         words may be a phony laid against a tile read right."""
-        board = self.game.board
-        formed = self._formed(board, tiles)
-        on_board = sorted({sq for word in formed for sq in word if sq not in tiles})
+        state, tiles = check.state, check.tiles
+        on_board = sorted({sq for word in self._formed(check.board, tiles) for sq in word
+                           if sq not in tiles})
         suspects = [(sq, letter) for sq in on_board
-                    for letter in self._earlier_alternatives(tiles, sq)
-                    if self._valid_with(tiles, {sq: letter})]
+                    for letter in self._earlier_alternatives(check, sq)
+                    if self._valid_with(check, {sq: letter})]
         chosen = self._choose_earlier(suspects, 1, supported_only=True)
         if chosen is None:
             return False
@@ -901,8 +959,7 @@ class Pipeline:
                      f"word list ({how})")
         return True
 
-    def _check_tiles_left(self, state: _Pending, tiles: dict[Square, str],
-                          loose: list[Square]) -> None:
+    def _check_tiles_left(self, check: _Check) -> None:
         """A placement needing more of a letter than are unseen: a misread somewhere.
 
         This move's tile of that letter is taken as a reader's other reading when exactly one
@@ -914,15 +971,16 @@ class Pipeline:
         best letter the guess).  The move itself is never refused for it when a candidate
         exists.
         """
-        short = self._short(tiles)
+        state, tiles = check.state, check.tiles
+        short = {t: -n for t, n in check.left.items()
+                 if n < 0 and t != BLANK and t not in state.short_asked}
         if not short:
             return
-        own = [sq for sq in loose if tiles[sq] in short]
+        own = [sq for sq in sorted(tiles) if sq not in check.given and tiles[sq] in short]
         seconds = self._second_readings(own)
-        left = self._left(tiles)
         changes = [(sq, letter) for sq in own
                    for letter in self._other_readings(sq, tiles[sq], seconds)
-                   if letter and left[letter] >= 1 and self._valid_with(tiles, {sq: letter})]
+                   if check.left[letter] >= 1 and self._valid_with(check, {sq: letter})]
         if len(changes) == 1 and sum(short.values()) == 1:
             [(square, letter)] = changes
             was = tiles[square]
@@ -934,8 +992,8 @@ class Pipeline:
                          "valid)")
             return
         for letter, missing in sorted(short.items()):
-            suspects = [(sq, other) for sq in self._laid_squares(letter)
-                        for other in self._earlier_alternatives(tiles, sq)]
+            suspects = [(sq, other) for sq in self._laid_squares(check, letter)
+                        for other in self._earlier_alternatives(check, sq)]
             chosen = self._choose_earlier(suspects, missing)
             if chosen is not None:
                 square, other, how = chosen
@@ -949,6 +1007,7 @@ class Pipeline:
                              f"turn {laid.turn}, read {letter}) corrected to {other} by the "
                              f"dictionary ({how})")
                 continue
+            state.short_asked.add(letter)
             ranked = self._rank_earlier(suspects)
             if not ranked:
                 _note(state, f"no {letter} is left for this play, and no {letter} laid earlier "
@@ -967,33 +1026,30 @@ class Pipeline:
 
     # ------------------------------------------------------------------ earlier moves
 
-    def _laid_squares(self, letter: str) -> list[Square]:
+    def _laid_squares(self, check: _Check, letter: str) -> list[Square]:
         """Board squares holding ``letter`` that the pipeline laid and nobody confirmed."""
-        board = self.game.board
         return sorted(sq for sq, laid in self._laid.items()
-                      if not laid.confirmed and board[sq] == letter == laid.letter)
+                      if not laid.confirmed and check.board[sq] == letter == laid.letter)
 
-    def _earlier_alternatives(self, tiles: dict[Square, str], square: Square) -> list[str]:
+    def _earlier_alternatives(self, check: _Check, square: Square) -> list[str]:
         """Other letters for the board tile on ``square`` (laid earlier, unconfirmed) that keep
         every word through it valid with this placement on the board, and are still unseen
         once this placement's tiles are taken."""
         laid = self._laid.get(square)
-        board = self.game.board
         if (self.lexicon is None or laid is None or laid.confirmed
-                or board[square] != laid.letter or not laid.letter.isupper()):
+                or check.board[square] != laid.letter or not laid.letter.isupper()):
             return []
-        trial = board.copy()
-        trial.place(tiles)
+        trial = check.board.copy()
+        trial.place(check.tiles)
         trial.remove([square])
         try:
             words = words_with_unknown_blanks(trial, {square: BLANK})
         except (ValueError, KeyError):
             return []
-        left = self._left(tiles)
         found = self.lexicon.blank_solutions(words, self.tileset.letters,
                                              limit=len(self.tileset.letters))
         return [s[0] for s in found
-                if 0 in s and s[0] != laid.letter and left[s[0]] >= 1]
+                if 0 in s and s[0] != laid.letter and check.left[s[0]] >= 1]
 
     def _choose_earlier(self, suspects: list[tuple[Square, str]], needed: int,
                         supported_only: bool = False) -> tuple[Square, str, str] | None:
@@ -1038,10 +1094,9 @@ class Pipeline:
         return {sq: self._laid[sq].second or "" for sq in squares
                 if self._laid[sq].second is not None}
 
-    def _correct_earlier(self, state: _Pending) -> bool:
-        """Correct the earlier moves' tiles found misread while settling this turn (and those
-        the players were asked about), replaying the game from the first of them.  True when a
-        guess nobody confirmed was applied."""
+    def _earlier_corrections(self, state: _Pending) -> tuple[dict[Square, Correction], bool]:
+        """The earlier tiles to correct: those found misread, and those the players were asked
+        about (their answer, or unanswered the guess: then True)."""
         guessed = False
         wanted = {c.square: c for c in state.corrections}
         for question in state.questions:
@@ -1058,6 +1113,19 @@ class Pipeline:
                       ) if question.answer is not None else "a guess, unconfirmed"
             wanted[square] = Correction(square, laid.turn, laid.letter, letter,
                                         f"{question.prompt} ({letter}: {source})")
+        return wanted, guessed
+
+    def _earlier_fixes(self, state: _Pending) -> dict[Square, str]:
+        """Earlier tiles being corrected (square -> letter) that the board does not show yet."""
+        wanted, _ = self._earlier_corrections(state)
+        board = self.game.board
+        return {sq: c.letter for sq, c in wanted.items() if board[sq] != c.letter}
+
+    def _correct_earlier(self, state: _Pending) -> bool:
+        """Correct the earlier moves' tiles found misread while settling this turn (and those
+        the players were asked about), replaying the game from the first of them.  True when a
+        guess nobody confirmed was applied."""
+        wanted, guessed = self._earlier_corrections(state)
         todo = [c for c in wanted.values() if self.game.board[c.square] != c.letter]
         state.corrections = list(wanted.values())
         if not todo:
@@ -1160,27 +1228,22 @@ class Pipeline:
         first = read.first.get(square) if read is not None else None
         return {r for r in (seconds.get(square), first) if r and r != letter}
 
-    def _left(self, tiles: dict[Square, str]) -> Counter[str]:
-        """Tiles still unseen once this placement's are taken (negative: more than left)."""
-        left = Counter(self.game.unseen())
-        left.subtract(rack_form(t) for t in tiles.values())
-        return left
+    def _fits(self, check: _Check, change: dict[Square, str]) -> bool:
+        """Whether every letter ``change`` brings to this placement is still unseen."""
+        left = Counter(check.left)
+        for square, letter in change.items():
+            left[rack_form(check.tiles[square])] += 1
+            left[rack_form(letter)] -= 1
+        return all(left[rack_form(letter)] >= 0 for letter in change.values())
 
-    def _short(self, tiles: dict[Square, str]) -> dict[str, int]:
-        """Letters the placement needs more of than are unseen, and how many more."""
-        return {t: -n for t, n in self._left(tiles).items() if n < 0 and t != BLANK}
-
-    def _fits(self, tiles: dict[Square, str], change: dict[Square, str]) -> bool:
-        return not self._short({**tiles, **change})
-
-    def _valid_with(self, tiles: dict[Square, str], change: dict[Square, str]) -> bool:
+    def _valid_with(self, check: _Check, change: dict[Square, str]) -> bool:
         """Every word valid with ``change`` applied (to this placement's squares, or to a
         board tile laid earlier)."""
-        board = self.game.board
-        if any(sq not in tiles for sq in change):
+        board = check.board
+        if any(sq not in check.tiles for sq in change):
             board = board.copy()
-            board.place({sq: c for sq, c in change.items() if sq not in tiles})
-        trial = {sq: change.get(sq, t) for sq, t in tiles.items()}
+            board.place({sq: c for sq, c in change.items() if sq not in check.tiles})
+        trial = {sq: change.get(sq, t) for sq, t in check.tiles.items()}
         return bool(self._solve(board, trial, [], self.tileset.letters))
 
     def _formed(self, board: Any, tiles: dict[Square, str]) -> list[list[Square]]:
@@ -1204,12 +1267,12 @@ class Pipeline:
         assert self.lexicon is not None
         return [w for w in self._words(board, tiles) if w not in self.lexicon]
 
-    def _notation(self, tiles: dict[Square, str]) -> str | None:
+    def _notation(self, board: Any, tiles: dict[Square, str]) -> str | None:
         """The placement in GCG notation (``8D WORD``), or None where the rules refuse it."""
         from scorer.rules import Placement, score_play
 
         try:
-            play = score_play(self.game.board, Placement.of(tiles), self.tileset)
+            play = score_play(board, Placement.of(tiles), self.tileset)
         except Exception:  # noqa: BLE001 - refused: no notation
             return None
         return f"{play.position} {play.gcg_word}"
@@ -1329,6 +1392,20 @@ class Pipeline:
 
 
 @dataclass
+class _Check:
+    """One round of checking a placement (see :meth:`Pipeline._check_words`)."""
+
+    state: _Pending
+    tiles: dict[Square, str]
+    #: the game's board with the earlier tiles being corrected as they will be
+    board: Board
+    #: this placement's squares whose letter the players gave, or were asked
+    given: set[Square]
+    #: tiles unseen once this placement's are taken (negative: more than are left)
+    left: Counter[str]
+
+
+@dataclass
 class _Pending:
     """A turn being settled."""
 
@@ -1340,8 +1417,16 @@ class _Pending:
     tiles: dict[Square, str] = field(default_factory=dict)
     #: letters read, inferred and asked (done once)
     inferred: bool = False
-    #: every word and the tiles left checked, once the letters asked were answered
-    checked: bool = False
+    #: rounds of checking every word and the tiles left, once the letters asked were answered
+    rounds: int = 0
+    #: a round asked nothing new: the letters are settled
+    settled: bool = False
+    #: this placement's squares the word check asked about (not doubted again)
+    asked: set[Square] = field(default_factory=set)
+    #: the players were asked about a word not in the word list (their answer stands)
+    words_asked: bool = False
+    #: letters of which none is left that the players were asked about
+    short_asked: set[str] = field(default_factory=set)
     #: tiles of earlier moves to correct before this one is placed
     corrections: list[Correction] = field(default_factory=list)
     #: what the game's record of the play says of its letters (corrections by the dictionary)
