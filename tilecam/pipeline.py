@@ -541,10 +541,12 @@ class Pipeline:
             # round that asks something is followed by another with the answers.
             if self.hold and any(q.answer is None for q in state.questions):
                 return None
-            asked = len(state.questions)
+            before = len(state.questions)
             self._check_words(state)
             state.rounds += 1
-            state.settled = len(state.questions) == asked or state.rounds >= CHECK_ROUNDS
+            state.settled = len(state.questions) == before or state.rounds >= CHECK_ROUNDS
+        if self.hold and any(q.answer is None for q in state.questions):
+            return None
         tiles, unconfirmed = self._letters(state, notes=True)
         if any(t == BLANK or not t for t in tiles.values()):
             unconfirmed = True
@@ -553,10 +555,10 @@ class Pipeline:
         started = min((self._reads[sq].settled_at for sq in state.squares
                        if sq in self._reads), default=_time.perf_counter())
         unconfirmed |= self._correct_earlier(state)
-        asked = next((q for q in state.questions if q.kind == "placement"
+        given = next((q for q in state.questions if q.kind == "placement"
                       and q.answer is not None), None)
-        if asked is not None:
-            return self._play_answer(state, tiles, asked, unconfirmed)
+        if given is not None:
+            return self._play_answer(state, tiles, given, unconfirmed)
         # What was played was asked and not answered: the play stands as read, unconfirmed.
         unconfirmed |= any(q.kind == "placement" for q in state.questions)
         try:
