@@ -718,22 +718,18 @@ def _search(image: np.ndarray, grey: np.ndarray) -> _Attempt:
 
     The grey image at the first resolution finds most boards.  Where it finds fewer than
     :data:`_ENOUGH_CELLS` squares on one lattice the photo is looked at again in colour (the
-    look with more squares wins); where still too few, closer (a board small in a large photo)
-    and farther (a blurred photo).  The colour look costs about twice the grey one, so a board
-    whose squares are mostly under tiles, found in grey, is not looked at again.
+    look with more squares wins; it costs about twice the grey one, so a board found in grey
+    with its squares mostly under tiles is not looked at again).  Squares too small at this
+    resolution call for a closer look, and too few squares for a farther one (a blurred
+    photo).
     """
     attempt = _attempt(grey, WORK_LONG_SIDE)
-    if len(attempt.lattice.members) >= _ENOUGH_CELLS:
-        return attempt
-    colour = image.ndim == 3
     # Grey mixes the channels, diluting a line that differs from its squares mainly in one
     # colour; under blur and noise such a line may only be seen in its channel.
-    if colour:
+    if len(attempt.lattice.members) < _ENOUGH_CELLS and image.ndim == 3:
         in_colour = _attempt(image, WORK_LONG_SIDE)
         if len(in_colour.lattice.members) > len(attempt.lattice.members):
             attempt = in_colour
-        if len(attempt.lattice.members) >= _ENOUGH_CELLS:
-            return attempt
     # A board small in a large photo has squares too small at the first resolution for thin
     # lines to separate them: look closer.
     too_small = 0 < attempt.square_px < _MIN_WORK_SQUARE_PX
