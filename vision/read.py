@@ -10,10 +10,12 @@
    uncalibrated one);
 4. each occupied square's glyph (:class:`vision.letters.GlyphFinder`, all squares at once);
 5. which way up the tiles are (the profile's orientation for its fixed camera, or
-   :func:`orientation_of_glyphs`: letters are taller than wide, and read best upright);
+   :func:`orientation_of_glyphs`: letters are taller than wide, read best upright and carry
+   their point-value digit at the lower right, all weighed together);
 6. squares the uncalibrated occupancy model took for empty that show a letter of the tiles'
-   size are tiles; squares taken for tiles that show no letter are blanks, ``?``, up to the
-   number of blanks in the tile set (the others were glare or shadow);
+   size are tiles; squares taken for tiles that show no letter are blanks, ``?``, when their
+   middle looks like the tile faces around them (:func:`face_likeness`), up to the number of
+   blanks in the tile set (the others were glare, shadow or a neighbour seen by parallax);
 7. the letters: the calibrated classifier for letters it knows and is sure of, and ONE
    batched Tesseract call for the glyphs whose reading Tesseract could change.
 
