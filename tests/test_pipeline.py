@@ -299,7 +299,8 @@ def test_a_tile_used_up_by_an_earlier_misread_corrects_that_move(readers, enable
     pipeline = scripted(readers, enable, tileset=one_i())
     [first] = lay(pipeline, readers, "G8", [(c, 0.95) for c in "BIT"], second=".E.")
     assert first.word == "BIT"
-    pipeline.game.pass_turn()  # entered on the page: the correction replays it too
+    pipeline.game.pass_turn()  # entered on the page: the correction replays them too
+    pipeline.game.exchange(3)
     # TI down from I8 needs the I, of which none is left: the earlier I was the misread.
     [report] = lay(pipeline, readers, "I9", [("I", 0.95)], down=True)
     assert (report.kind, report.word) == ("play", "(T)I")
@@ -308,10 +309,11 @@ def test_a_tile_used_up_by_an_earlier_misread_corrects_that_move(readers, enable
         Square.parse("H8"), 1, "I", "E")
     assert any("no I is left" in n and "corrected to E by the dictionary" in n
                for n in report.notes), report.notes
-    # The game is as played: BET, the pass, TI; the first report says it was corrected.
+    # The game is as played: BET, the pass, the exchange, TI; the first report says so.
     expected = Game(["ann", "ben"], one_i())
     expected.place({Square(7, 6): "B", Square(7, 7): "E", Square(7, 8): "T"})
     expected.pass_turn()
+    expected.exchange(3)
     expected.place({Square(8, 8): "I"})
     assert [e.kind for e in pipeline.game.events] == [e.kind for e in expected.events]
     assert pipeline.game.scores == expected.scores
