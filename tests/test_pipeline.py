@@ -157,8 +157,8 @@ class ScriptedTracker:
 
 class Readers:
     """The letters the readers see: ``first[square] = (letter, confidence)`` for the
-    classifier, ``second[square]`` for Tesseract ("" reads nothing); each glyph carries its
-    square in its ink so that a reading can be told apart."""
+    classifier, ``second[square]`` for Tesseract (where not given, it reads what the classifier
+    read); each glyph carries its square in its ink so that a reading can be told apart."""
 
     def __init__(self) -> None:
         self.first: dict[Square, tuple[str, float]] = {}
