@@ -215,9 +215,11 @@ class RenderConfig:
 
     def flat_key(self) -> tuple:
         """The settings that change the flat (top-down) board, for caching it."""
+        # Tile height casts the tiles' shadows on the flat board.
         return (self.font, self.tile_style, round(self.tile_color_jitter, 4),
                 round(self.tile_jitter, 4), round(self.tile_rotation_jitter, 3),
-                round(self.tile_size, 4), self.show_values, self.clutter,
+                round(self.tile_size, 4), round(self.tile_height, 4), self.show_values,
+                self.clutter,
                 round(self.light_azimuth % 360.0, 1), self.scene_seed, self.pixels_per_square)
 
 
