@@ -79,11 +79,13 @@ _LETTERED_DEPTH = 1.5
 
 
 def _features_invariant(
-    rectified: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Chromaticity and ink share per square (15, 15, 3), log grey of the background, which
-    squares are washed out by glare (a quarter of their pixels nearly white), and each
-    square's ink depth (how much darker than the background its darkest pixels are, 0..1).
+    rectified: np.ndarray, depth: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Chromaticity and ink per square (15, 15, 3), log grey of the background, and which
+    squares are washed out by glare (a quarter of their pixels nearly white).
+
+    The ink is its share of the square (the calibrated model's feature) or, with ``depth``,
+    how much darker than the background the darkest pixels are, 0..1 (the uncalibrated one's).
 
     Only the middle half of each square is used: tiles stand a little off their squares in
     photos taken at an angle, and grid lines stay out.
@@ -110,27 +112,27 @@ def _features_invariant(
     upper = grey >= mean_grey
     background_grey = (grey * upper).sum(axis=2) / np.maximum(upper.sum(axis=2), 1)
     ink = grey < 0.65 * background_grey[..., None]
-    ink_share = ink.mean(axis=2)
-    # A letter blurred by motion or focus may keep few pixels below the share's threshold, but
-    # its darkest pixels still stand well below the face: the depth keeps it a letter.
-    at = int(_DARKEST_SHARE * grey.shape[2])
-    darkest = np.partition(grey, at, axis=2)[..., at]
-    depth = np.clip(1.0 - darkest / np.maximum(background_grey, 1.0), 0.0, 1.0)
+    if depth:
+        # A letter blurred by motion or focus may keep few pixels below the share's threshold,
+        # but its darkest pixels still stand well below the face: the depth keeps it a letter.
+        at = int(_DARKEST_SHARE * grey.shape[2])
+        darkest = np.partition(grey, at, axis=2)[..., at]
+        ink_measure = np.clip(1.0 - darkest / np.maximum(background_grey, 1.0), 0.0, 1.0)
+    else:
+        ink_measure = ink.mean(axis=2)
     paper = (~ink)[..., None]
     colour = (pixels * paper).sum(axis=2) / np.maximum(paper.sum(axis=2), 1)
     blue, green, red = colour[..., 0], colour[..., 1], colour[..., 2]
     total = np.maximum(blue + green + red, 1.0)
     features = np.stack(
-        [(red - green) / total, (red + green - 2 * blue) / (2 * total), ink_share], axis=-1
+        [(red - green) / total, (red + green - 2 * blue) / (2 * total), ink_measure], axis=-1
     )
     log_grey = np.log(np.maximum(colour @ np.array([0.114, 0.587, 0.299], np.float32), 1.0))
     channels = cv2.split(rectified)
     white = (cv2.min(cv2.min(channels[0], channels[1]), channels[2]) >= _WASHED_LEVEL)
     white_crops = square_crops(white, square_px)[:, :, low:high:stride, low:high:stride]
     washed = white_crops.reshape(SIZE, SIZE, -1).mean(axis=2) > 0.25
-    return features.astype(np.float64), log_grey.astype(np.float64), washed, depth.astype(
-        np.float64
-    )
+    return features.astype(np.float64), log_grey.astype(np.float64), washed
 
 
 _ROWS, _COLS = np.mgrid[0:SIZE, 0:SIZE].astype(np.float64) / (SIZE - 1) - 0.5
@@ -390,10 +392,8 @@ class OccupancyModel:
     ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
         # First decide on the light-independent features, which is enough to fit the
         # illumination; then decide again with the lightness added.
-        invariant, log_grey, washed, depth = _features_invariant(rectified)
+        invariant, log_grey, washed = _features_invariant(rectified, depth=not self.calibrated)
         usable = ~washed
-        if not self.calibrated:
-            invariant = np.concatenate([invariant[..., :2], depth[..., None]], axis=-1)
         if self.calibrated:
             occupied, _ = self._decide_calibrated(invariant)
         else:
@@ -493,7 +493,7 @@ class OccupancyModel:
         kinds_seen: list[np.ndarray] = []
         for number, (image, board) in enumerate(zip(rectified_images, boards, strict=True)):
             occupied = _parse_board(board, number)
-            invariant, log_grey, washed, _ = _features_invariant(image)
+            invariant, log_grey, washed = _features_invariant(image)
             lightness = _lightness(log_grey, occupied, ~washed)
             features = np.concatenate([invariant, lightness[..., None]], axis=-1)
             # Squares washed out by glare teach nothing about either look.
