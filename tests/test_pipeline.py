@@ -16,8 +16,8 @@ from scorer.game import EventKind, Game
 from scorer.lexicon import Lexicon
 from scorer.squares import Square
 from scorer.tiles import TileSet
-from tilecam.pipeline import Pipeline, RecordAnswers
-from vision.letters import GLYPH_PX, Glyph, LetterGuess
+from tilecam.pipeline import PLAUSIBLE_RANK, Pipeline, RecordAnswers
+from vision.letters import GLYPH_PX, Glyph, LetterGuess, features
 from vision.render import RenderConfig, render_board
 from vision.sources import open_source
 from vision.tracker import MoveCommitted, TilesAdded
@@ -164,10 +164,13 @@ class Readers:
         self.first: dict[Square, tuple[str, float]] = {}
         self.second: dict[Square, str] = {}
         self.second_calls = 0
+        #: what the glyph on a square looks like (see :func:`looks`), where it matters
+        self.looks: dict[Square, np.ndarray] = {}
 
     def glyph(self, square: Square) -> Glyph:
         ink = np.array([[square.row, square.col]], np.uint8)
-        return Glyph(np.zeros((GLYPH_PX, GLYPH_PX), np.float32), ink, 0.5)
+        shape = self.looks.get(square, np.zeros((GLYPH_PX, GLYPH_PX), np.float32))
+        return Glyph(shape, ink, 0.5)
 
     @staticmethod
     def square_of(ink: np.ndarray) -> Square:
@@ -378,3 +381,39 @@ def test_a_phony_the_players_confirm_stands_with_its_blank_asked(readers, enable
         ("letter", "D8"), ("blank", "E8"), ("letter", "C8")]
     assert "J" in report.questions[-1].choices  # JERKER was offered
     assert any("played as laid, the players said" in n for n in report.notes), report.notes
+
+
+def looks() -> dict[str, np.ndarray]:
+    """A made-up glyph for every letter of the alphabet (fixed noise)."""
+    rng = np.random.default_rng(7)
+    return {c: (rng.random((GLYPH_PX, GLYPH_PX)) > 0.6).astype(np.float32)
+            for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
+
+
+def likeliest(glyph: np.ndarray, samples: dict[str, np.ndarray]) -> list[str]:
+    """Letters by their sample's likeness to ``glyph``, as the classifier's features see it."""
+    mine = features(glyph[None])[0]
+    return sorted(samples, key=lambda c: -float(features(samples[c][None])[0] @ mine))
+
+
+@pytest.mark.parametrize("look, word", [("I", "JOKIR"), ("E", "JOKER")])
+def test_a_confident_reading_is_changed_only_to_a_letter_the_glyph_could_be(readers, enable,
+                                                                             look, word):
+    # G8 read as I with confidence; Tesseract reads E there, and JOKER is a word.  When the
+    # glyph looks like the I the classifier has learnt (and nothing like its E), it is a phony
+    # for the players to confirm; when it looks like the E, the dictionary corrects it.
+    shapes = looks()
+    assert "E" not in likeliest(shapes["I"], shapes)[:PLAUSIBLE_RANK]  # as this test needs
+    profile = Profile(tileset="en")
+    profile.add_samples(np.stack(list(shapes.values())), list(shapes))
+    pipeline = scripted(readers, enable, profile=profile, learn=False)
+    readers.looks[Square.parse("G8")] = shapes[look]
+    reports = lay(pipeline, readers, "D8", [(c, 0.95) for c in "JOKIR"], second="...E.")
+    if word == "JOKER":
+        assert [r.word for r in reports] == ["JOKER"] and not pipeline.questions
+        return
+    [question] = pipeline.pending
+    assert (question.square, question.choices, question.guess) == (
+        Square.parse("G8"), ["E", "I"], "I")
+    [report] = pipeline.answer(question.id, "I")
+    assert report.word == "JOKIR"

@@ -16,7 +16,8 @@
 - once every letter asked is answered, every word the move forms is checked against the word
   list, whatever was asked before: a letter misread even with confidence is *corrected by the
   dictionary* when one letter clearly fits (the only one, or the one a second reading
-  proposes), otherwise the players are asked (a phony stands as laid when they say so);
+  proposes) and the glyph could be that letter, otherwise the players are asked (a phony
+  stands as laid when they say so);
 - a move needing a tile of which none is left shows an earlier misread: the earlier tile is
   corrected in the game (replayed from that move; the report's ``corrected`` says which, the
   earlier report gets a note) when the word list and the readers point at one, otherwise the
@@ -76,6 +77,10 @@ MARKED_HEIGHT = 1.15
 MAX_DOUBTED = 3
 #: Rounds of checking a placement's words, each with the answers to the one before.
 CHECK_ROUNDS = 3
+#: A letter read with confidence is corrected by the dictionary only to one of the calibrated
+#: classifier's this many likeliest letters for its glyph: a clear Q is no R because a word
+#: wants one (that is more likely a phony, for the players to say).
+PLAUSIBLE_RANK = 3
 
 
 @dataclass
@@ -265,6 +270,8 @@ class Pipeline:
         self._reads: dict[Square, _Read] = {}
         #: tiles this pipeline laid, as read (for finding an earlier misread later)
         self._laid: dict[Square, _Laid] = {}
+        #: the profile's samples as the classifier's features (built when first needed)
+        self._samples: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         self._queue: list[TrackEvent] = []
         self._held: tuple[Any, ...] | None = None
         self._heights: list[float] = []
@@ -796,9 +803,11 @@ class Pipeline:
         its own second reading proposes and that makes every word valid; else the only
         one-letter change there is, unless both readers read the letter as it is (then it may
         be a phony); else the only letters that make every word valid on the squares read
-        without confidence or read differently by the two readers.  Otherwise the players are
-        asked, once: the letter of the one square that could change, or else what was played
-        (what they answer stands, a phony included).
+        without confidence or read differently by the two readers.  A tile read with
+        confidence is only ever changed to a letter its glyph could be (:meth:`_plausible`): a
+        clear Q made an R because a word wants one would hide a phony.  Otherwise the players
+        are asked, once: the letter of the one square that could change, or else what was
+        played (what they answer stands, a phony included).
 
         A placement needing a tile of which none is left is taken as a misread too: see
         :meth:`_check_tiles_left`.
@@ -881,14 +890,17 @@ class Pipeline:
                     candidates.append((square, solution[square]))
         seconds = self._second_readings(loose)
         readers = {sq: self._other_readings(sq, tiles[sq], seconds) for sq in loose}
-        supported = [(sq, letter) for sq, letter in candidates if letter in readers[sq]]
+        plausible = [(sq, letter) for sq, letter in candidates
+                     if self._plausible_here(state, sq, letter)]
+        supported = [(sq, letter) for sq, letter in plausible if letter in readers[sq]]
         change: dict[Square, str] = {}
         how = ""
         if len(supported) == 1:
             change, how = dict(supported), "the only change a reader's second reading proposed"
         elif self._fix_earlier_words(check, invalid):
             return True
-        elif len(candidates) == 1 and seconds.get(candidates[0][0]) != tiles[candidates[0][0]]:
+        elif len(candidates) == 1 and plausible and (
+                seconds.get(candidates[0][0]) != tiles[candidates[0][0]]):
             change, how = dict(candidates), "the only letter that makes every word valid"
         elif not candidates:
             doubted = [sq for sq in loose if readers[sq] or state.read[sq][1] < ACCEPT]
@@ -898,6 +910,8 @@ class Pipeline:
                 if len(fitting) == 1 and len(solutions) < 8:
                     change = {sq: c for sq, c in fitting[0].items() if c != tiles[sq]}
                     how = "the only letters that make every word valid"
+                    if not all(self._plausible_here(state, sq, c) for sq, c in change.items()):
+                        change = {}
         if change:
             valid = self._words(board, {**tiles, **change})
             for square, letter in sorted(change.items()):
@@ -982,7 +996,8 @@ class Pipeline:
         seconds = self._second_readings(own)
         changes = [(sq, letter) for sq in own
                    for letter in self._other_readings(sq, tiles[sq], seconds)
-                   if check.left[letter] >= 1 and self._valid_with(check, {sq: letter})]
+                   if check.left[letter] >= 1 and self._valid_with(check, {sq: letter})
+                   and self._plausible_here(state, sq, letter)]
         if len(changes) == 1 and sum(short.values()) == 1:
             [(square, letter)] = changes
             was = tiles[square]
@@ -1059,6 +1074,8 @@ class Pipeline:
         :meth:`_check_tiles_left`): its square, letter and why; None otherwise (or when more
         than one tile is ``needed``: those are asked).  ``supported_only``: only a letter a
         reader proposed."""
+        suspects = [(sq, letter) for sq, letter in suspects if self._plausible(
+            self._laid[sq].glyph, self._laid[sq].confidence, letter)]
         if not suspects or needed != 1:
             return None
         seconds = self._earlier_second_readings(sorted({sq for sq, _ in suspects}))
@@ -1196,6 +1213,43 @@ class Pipeline:
         for question in state.questions:
             if question.square == square and question.answer is None:
                 question.guess = letter
+
+    def _plausible_here(self, state: _Pending, square: Square, letter: str) -> bool:
+        """Whether this turn's tile on ``square`` may be corrected to ``letter`` by the
+        dictionary (see :meth:`_plausible`)."""
+        read = self._reads.get(square)
+        glyph = read.glyphs.get(square) if read is not None else None
+        return self._plausible(glyph, state.read[square][1], letter)
+
+    def _plausible(self, glyph: Any, confidence: float, letter: str) -> bool:
+        """Whether a tile read with ``confidence`` may be ``letter`` instead: always when read
+        without confidence; otherwise only when ``letter`` is among the calibrated classifier's
+        :data:`PLAUSIBLE_RANK` likeliest letters for the glyph (and when there is no classifier
+        or no glyph, nothing says no)."""
+        if confidence < UNSURE or glyph is None:
+            return True
+        ranking = self._classifier_ranking(glyph)
+        return ranking is None or letter in ranking[:PLAUSIBLE_RANK]
+
+    def _classifier_ranking(self, glyph: Any) -> list[str] | None:
+        """The profile's letters, likeliest first for ``glyph``: each by its nearest learnt
+        sample, as the calibrated classifier judges (None without samples)."""
+        from vision.letters import features
+
+        profile = self.profile
+        if profile is None or not profile.labels:
+            return None
+        if self._samples is None or self._samples[0] is not profile.glyphs:
+            labels = np.array(profile.labels, dtype=object)
+            letters, which = np.unique(labels.astype(str), return_inverse=True)
+            self._samples = (profile.glyphs, features(profile.glyphs.astype(np.float32) / 255.0),
+                             letters, which)
+        _, learnt, letters, which = self._samples
+        similarity = learnt @ features(glyph.normalised[None].astype(np.float32))[0]
+        best = np.full(len(letters), -np.inf)
+        np.maximum.at(best, which, similarity)
+        order = np.argsort(-best, kind="stable")
+        return [str(letters[i]) for i in order if letters[i] != BLANK]
 
     def _second_readings(self, squares: Sequence[Square]) -> dict[Square, str]:
         """Tesseract's letters for this turn's squares (one call for those not asked yet;
