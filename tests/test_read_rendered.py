@@ -59,28 +59,28 @@ def test_grids_found_and_turned_upright(tallies):
     evaluation, result = tallies
     for mode in ("uncalibrated", "calibrated"):
         outcomes = result[mode].outcomes
-        # Measured: two of the twelve photos (a camera shaken by 6 px, and a soft lens at a
-        # 27 degree tilt) show the green board's fine lines too faintly for the locator.
+        # Measured: one of the twelve photos loses its grid (two did: a camera shaken by 6 px,
+        # and a soft lens at a 27 degree tilt, showing the green board's fine lines faintly).
         lost = sum("localisation" in o.errors for o in outcomes)
         assert lost <= 2, (mode, evaluation.report(result, True))
+        # Measured: none read turned, with or without calibration.
         turned = sum("orientation" in o.errors for o in outcomes)
-        assert turned <= 1, (mode, evaluation.report(result, True))
+        assert turned == 0, (mode, evaluation.report(result, True))
 
 
 def test_calibrated_reading(tallies):
     evaluation, result = tallies
     outcomes = result["calibrated"].outcomes
-    # Measured 3.3 % (two thirds of it two blurred serif photos); blanks are all but always
-    # right.
-    assert _square_error(outcomes) <= 0.04, evaluation.report(result, True)
-    assert _errors(outcomes).get("blank", 0) <= 6, evaluation.report(result, True)
-    assert sum(o.perfect for o in outcomes) >= 1, evaluation.report(result, True)
+    # Measured 1.4 %, six boards perfect; blanks are all but always right (2 squares).
+    assert _square_error(outcomes) <= 0.025, evaluation.report(result, True)
+    assert _errors(outcomes).get("blank", 0) <= 5, evaluation.report(result, True)
+    assert sum(o.perfect for o in outcomes) >= 4, evaluation.report(result, True)
 
 
 def test_uncalibrated_reading(tallies):
     evaluation, result = tallies
-    # Measured 4.0 %: Tesseract reads the serif glyphs of blurred photos poorly.
-    assert _square_error(result["uncalibrated"].outcomes) <= 0.06, evaluation.report(result, True)
+    # Measured 3.2 %: Tesseract reads the serif glyphs of blurred photos poorly.
+    assert _square_error(result["uncalibrated"].outcomes) <= 0.045, evaluation.report(result, True)
 
 
 def test_blanks_are_on_the_boards(tallies):
