@@ -14,6 +14,8 @@ A profile is a folder:
     photographed) and ``format``, the kind of normalised glyph (:data:`GLYPH_FORMAT`).  Files
     without ``format`` hold the box-scaled glyphs of earlier versions; they are still read (and
     compared with glyphs scaled the same way, see :class:`vision.letters.LetterClassifier`).
+    ``features`` float16 (N, D) and ``features_version`` keep the glyphs' classifier features,
+    so that a read in a fresh process need not compute them (used while the version matches).
 
 Photos whose contents are known (:meth:`Profile.extend`) and moves the players confirmed
 (:meth:`Profile.extend_from_squares`) add samples: each tile's glyph as photographed, and as
@@ -43,10 +45,12 @@ from vision.letters import (
     BLANK,
     BLURS,
     BOXED,
+    FEATURES_VERSION,
     GLYPH_PX,
     Blur,
     LetterClassifier,
     crop_margin_px,
+    features,
 )
 
 PROFILE_VERSION = 1
@@ -144,6 +148,8 @@ class Profile:
     _classifier: LetterClassifier | None = field(default=None, repr=False)
     #: Samples changed since the classifier was built.
     _stale: bool = field(default=True, repr=False)
+    #: The samples' classifier features (N, D) float32, when known.
+    _features: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.tileset = TileSet.named(self.tileset).code
@@ -188,6 +194,11 @@ class Profile:
                     glyph_format = int(data["format"]) if "format" in data else 1
                     blurs = ([str(x) for x in data["blurs"]] if "blurs" in data
                              else [AS_PHOTOGRAPHED] * len(labels))
+                    saved_features = (
+                        data["features"].astype(np.float32)
+                        if "features" in data and "features_version" in data
+                        and int(data["features_version"]) == FEATURES_VERSION else None
+                    )
             except (OSError, KeyError, ValueError, TypeError) as exc:
                 raise ProfileError(f"cannot read {samples}: {exc}") from exc
             if glyphs.shape[1:] != (GLYPH_PX, GLYPH_PX) or len(glyphs) != len(labels):
@@ -209,6 +220,8 @@ class Profile:
                 except ValueError as exc:
                     raise ProfileError(f"{samples}: {exc}") from None
             profile.glyphs, profile.labels, profile.blurs = glyphs, labels, blurs
+            if saved_features is not None and len(saved_features) == len(labels):
+                profile._features = saved_features
         frames = directory / OCCUPANCY_FILE
         if frames.exists():
             try:
@@ -229,6 +242,8 @@ class Profile:
             labels=np.array(self.labels, dtype=str),
             blurs=np.array(self.blurs, dtype=str),
             format=np.int64(GLYPH_FORMAT),
+            features=self._sample_features().astype(np.float16),
+            features_version=np.int64(FEATURES_VERSION),
         )
         if self.occupancy_frames is not None and self.occupancy_boards is not None:
             np.savez_compressed(
@@ -261,10 +276,17 @@ class Profile:
         if self._classifier is None or self._stale or len(self._classifier) != len(self.labels):
             classifier = LetterClassifier()
             if self.labels:
-                classifier.fit(self.glyphs.astype(np.float32) / 255.0, self.labels, self.blurs)
+                classifier.fit(self.glyphs.astype(np.float32) / 255.0, self.labels, self.blurs,
+                               self._sample_features())
             self._classifier = classifier
             self._stale = False
         return self._classifier
+
+    def _sample_features(self) -> np.ndarray:
+        """The samples' classifier features, computed once."""
+        if self._features is None or len(self._features) != len(self.glyphs):
+            self._features = features(self.glyphs.astype(np.float32) / 255.0)
+        return self._features
 
     def add_samples(self, glyphs: np.ndarray, labels: Sequence[str],
                     blurs: Sequence[str] | None = None) -> None:
@@ -291,6 +313,9 @@ class Profile:
             except ValueError as exc:
                 raise ProfileError(str(exc)) from None
         all_glyphs = np.concatenate([self.glyphs, glyphs])
+        # Features of the samples kept so far stay; only the new ones are computed.
+        known_features = self._features if (
+            self._features is not None and len(self._features) == len(self.glyphs)) else None
         all_labels = list(self.labels) + list(labels)
         all_blurs = list(self.blurs) + blurs
         keep = np.ones(len(all_labels), bool)
@@ -305,6 +330,8 @@ class Profile:
         self.glyphs = all_glyphs[keep]
         self.labels = [label for label, k in zip(all_labels, keep, strict=True) if k]
         self.blurs = [blur for blur, k in zip(all_blurs, keep, strict=True) if k]
+        self._features = None if known_features is None else np.concatenate(
+            [known_features, features(glyphs.astype(np.float32) / 255.0)])[keep]
         self._stale = True
 
     def extend(self, image: np.ndarray, board_rows: Sequence[str]) -> ExtendReport:

@@ -131,6 +131,9 @@ MIN_GLYPH_CONTRAST = 0.2
 EDGE_LEVEL = 0.5
 #: Fainter ink joined to a glyph's strokes still belongs to it, down to this share of the peak.
 WEAK_LEVEL = 0.3
+#: The same for squares where no glyph stood out at WEAK_LEVEL (a blur ran the letter's
+#: weaker ink into the tile's edge or shadow).
+FALLBACK_WEAK_LEVEL = 0.4
 #: Pixels at least this share of the face's brightness count as face (not board, gap, shadow).
 FACE_LEVEL = 0.72
 #: A blurred stroke's faint spread, down to this share of the peak (and at least
@@ -226,13 +229,7 @@ class GlyphFinder:
         count = middle_contrast.shape[1]
         peak = np.partition(middle_contrast, int(0.97 * count), axis=1)[:, int(0.97 * count)]
         peak = peak.astype(np.float32) / 255.0
-        # Hysteresis: a glyph is the ink connected to its strongest strokes, down to a lower
-        # level, so that thin strokes (serifs, a blurred crossbar) stay joined to thick ones.
-        strong_level = np.maximum(MIN_INK_CONTRAST, EDGE_LEVEL * peak) * 255.0
-        weak_level = np.maximum(MIN_INK_CONTRAST, WEAK_LEVEL * peak) * 255.0
-        visible = (peak >= MIN_GLYPH_CONTRAST)[:, None, None]
-        strong = (contrast_crops > strong_level[:, None, None]) & visible
-        ink = (contrast_crops > weak_level[:, None, None]) & visible
+        visible = peak >= MIN_GLYPH_CONTRAST
         face = grey_crops >= (FACE_LEVEL * face_level.astype(np.float32))[:, None, None]
         pad = _closing_kernel(s).shape[0]
         face_mosaic, layout = _mosaic(face.astype(np.uint8), pad)
@@ -242,19 +239,44 @@ class GlyphFinder:
         region = cv2.morphologyEx(face_mosaic, cv2.MORPH_CLOSE, _closing_kernel(s))
         region |= _holes(face_mosaic)
         inner = cv2.erode(region, np.ones((5, 5), np.uint8))
-        # Components only need the crops one pixel apart: a tighter mosaic labels faster.
         inner_stack = _unmosaic(inner, layout, len(squares), side)
+        found = self._pick(contrast_crops, inner_stack, peak, visible, WEAK_LEVEL)
+        # Where a blur ran the weaker ink of a letter into the tile's edge (too large, or off
+        # the face), the letter's ink at the old, stricter level stands alone.
+        again = [i for i, glyph in enumerate(found) if glyph is None and visible[i]]
+        if again:
+            retried = self._pick(contrast_crops[again], inner_stack[again], peak[again],
+                                 visible[again], FALLBACK_WEAK_LEVEL)
+            for i, glyph in zip(again, retried, strict=True):
+                found[i] = glyph
+        return found
+
+    def _pick(self, contrast_crops: np.ndarray, inner_stack: np.ndarray, peak: np.ndarray,
+              visible: np.ndarray, weak_share: float) -> list[Glyph | None]:
+        """The glyphs in crops (N, side, side) of contrast, with where ink may lie in each
+        (``inner_stack``), their peak contrast (0..1) and whether any ink shows at all, the
+        weaker ink taken down to ``weak_share`` of the peak."""
+        s = self.square_px
+        n, side = contrast_crops.shape[:2]
+        # Hysteresis: a glyph is the ink connected to its strongest strokes, down to a lower
+        # level, so that thin strokes (serifs, a blurred crossbar) stay joined to thick ones.
+        strong_level = np.maximum(MIN_INK_CONTRAST, EDGE_LEVEL * peak) * 255.0
+        weak_level = np.maximum(MIN_INK_CONTRAST, weak_share * peak) * 255.0
+        shown = visible[:, None, None]
+        strong = (contrast_crops > strong_level[:, None, None]) & shown
+        ink = (contrast_crops > weak_level[:, None, None]) & shown
+        # Components only need the crops one pixel apart: a tight mosaic labels faster.
         inner_mosaic, tight = _mosaic(inner_stack, 1)
         ink_mosaic, _ = _mosaic(ink.view(np.uint8), 1)
         strong_mosaic, _ = _mosaic(strong.view(np.uint8), 1)
         # Faint ink, only where ink may lie: what a blur left of thin strokes.
         faint_level = np.maximum(MIN_FAINT_CONTRAST, FAINT_LEVEL * peak) * 255.0
-        faint = (contrast_crops > faint_level[:, None, None]) & visible & (inner_stack > 0)
+        faint = (contrast_crops > faint_level[:, None, None]) & shown & (inner_stack > 0)
         faint_mosaic, _ = _mosaic(faint.view(np.uint8), 1)
         contrast_mosaic, _ = _mosaic(contrast_crops, 1)
         shading = _Shading(faint_mosaic, contrast_mosaic, faint_level, peak * 255.0)
-        return _assemble(ink_mosaic, strong_mosaic, inner_mosaic, tight, len(squares), side,
-                         float(s), self.joined, shading)
+        return _assemble(ink_mosaic, strong_mosaic, inner_mosaic, tight, n, side, float(s),
+                         self.joined, shading)
 
     def face_brightness(
         self, squares: Sequence[tuple[int, int]], quarter_turns: int = 0
@@ -536,9 +558,9 @@ def _shaded_glyphs(
         oy = layout.pad + (i // layout.columns) * layout.pitch
         ox = layout.pad + (i % layout.columns) * layout.pitch
         level, peak = float(shading.faint_level[i]), float(shading.peak[i])
-        values = shading.contrast[oy : oy + side, ox : ox + side].astype(np.float32) - level
-        values *= reached[oy : oy + side, ox : ox + side]
-        np.clip(values / max(SATURATION * peak - level, 1.0), 0.0, 1.0, out=values)
+        shade = shading.contrast[oy : oy + side, ox : ox + side].astype(np.float32) - level
+        np.clip(shade / max(SATURATION * peak - level, 1.0), 0.0, 1.0, out=shade)
+        values = shade * reached[oy : oy + side, ox : ox + side]
         total = float(values.sum())
         if total <= 0:
             out.append(None)
@@ -640,24 +662,30 @@ def gradient_histograms(glyphs: np.ndarray) -> np.ndarray:
     degrees), so that a stroke leaning a degree either side of upright votes the same.
     """
     n = len(glyphs)
-    gy, gx = np.gradient(glyphs, axis=(1, 2))
-    magnitude = np.hypot(gx, gy).reshape(n, -1)
-    position = np.mod(np.arctan2(gy, gx), np.pi).reshape(n, -1) / np.pi * ORIENTATIONS
-    lower = np.floor(position)
-    upper_share = position - lower
-    lower = lower.astype(np.int64) % ORIENTATIONS
-    upper = (lower + 1) % ORIENTATIONS
-    cell = GLYPH_PX // CELLS
-    cell_index = (np.arange(GLYPH_PX) // cell)
-    flat_cell = (cell_index[:, None] * CELLS + cell_index[None, :]).ravel()
     per_glyph = CELLS * CELLS * ORIENTATIONS
-    size = n * per_glyph
-    base = flat_cell[None, :] * ORIENTATIONS + np.arange(0, size, per_glyph)[:, None]
-    hist = np.bincount((base + lower).ravel(), weights=(magnitude * (1 - upper_share)).ravel(),
-                       minlength=size)
-    hist += np.bincount((base + upper).ravel(), weights=(magnitude * upper_share).ravel(),
-                        minlength=size)
+    gy, gx = np.gradient(glyphs, axis=(1, 2))
+    magnitude = np.hypot(gx, gy).ravel()
+    # Only pixels with a gradient vote: most of a glyph's window is empty face.
+    voting = np.flatnonzero(magnitude)
+    magnitude = magnitude[voting]
+    position = np.arctan2(gy.ravel()[voting], gx.ravel()[voting])
+    position *= ORIENTATIONS / np.pi
+    position[position < 0] += ORIENTATIONS  # unsigned: 0 <= position <= ORIENTATIONS
+    lower = np.minimum(position.astype(np.intp), ORIENTATIONS - 1)
+    upper_vote = magnitude * (position - lower)
+    glyph, pixel = np.divmod(voting, GLYPH_PX * GLYPH_PX)
+    base = _CELL_OF_PIXEL[pixel] + glyph * per_glyph
+    hist = np.bincount(base + lower, weights=magnitude - upper_vote, minlength=n * per_glyph)
+    hist += np.bincount(base + _NEXT_ORIENTATION[lower], weights=upper_vote,
+                        minlength=n * per_glyph)
     return hist.reshape(n, -1).astype(np.float32)
+
+
+_CELL_OF_PIXEL = (
+    (np.arange(GLYPH_PX)[:, None] // (GLYPH_PX // CELLS) * CELLS
+     + np.arange(GLYPH_PX)[None, :] // (GLYPH_PX // CELLS)).ravel() * ORIENTATIONS
+).astype(np.intp)
+_NEXT_ORIENTATION = (np.arange(ORIENTATIONS) + 1) % ORIENTATIONS
 
 
 def features(glyphs: np.ndarray) -> np.ndarray:
@@ -671,9 +699,9 @@ def features(glyphs: np.ndarray) -> np.ndarray:
     if len(glyphs) == 0:
         return np.zeros((0, _feature_size()), np.float32)
     hog = gradient_histograms(glyphs)
-    coarse = np.stack(
-        [cv2.resize(g, (8, 8), interpolation=cv2.INTER_AREA).ravel() for g in glyphs]
-    )
+    # An 8x8 copy: the mean of each 3x3 block.
+    coarse = glyphs.reshape(-1, 8, GLYPH_PX // 8, 8, GLYPH_PX // 8).mean(axis=(2, 4))
+    coarse = coarse.reshape(len(glyphs), 64)
     coarse = coarse - coarse.mean(axis=1, keepdims=True)
     hog /= np.linalg.norm(hog, axis=1, keepdims=True) + 1e-6
     coarse /= np.linalg.norm(coarse, axis=1, keepdims=True) + 1e-6
@@ -684,6 +712,11 @@ def features(glyphs: np.ndarray) -> np.ndarray:
 
 def _feature_size() -> int:
     return CELLS * CELLS * ORIENTATIONS + 64
+
+
+#: Changes whenever :func:`features` computes something else: features saved with a profile
+#: are only used while it is the same.
+FEATURES_VERSION = 2
 
 
 #: Blur tag of samples as photographed.
@@ -818,30 +851,35 @@ class LetterClassifier:
         return len(self._labels)
 
     def fit(self, glyphs: np.ndarray, labels: Sequence[str],
-            blurs: Sequence[str] | None = None) -> None:
+            blurs: Sequence[str] | None = None,
+            sample_features: np.ndarray | None = None) -> None:
         """Learn from normalised glyphs (N, GLYPH_PX, GLYPH_PX) and their letters, each learnt
-        under a blur (its tag; :data:`AS_PHOTOGRAPHED` when ``blurs`` is not given)."""
+        under a blur (its tag; :data:`AS_PHOTOGRAPHED` when ``blurs`` is not given).
+        ``sample_features``, the glyphs' :func:`features` computed before, saves computing
+        them again."""
         glyphs = np.asarray(glyphs, np.float32).reshape(-1, GLYPH_PX, GLYPH_PX)
         if len(glyphs) != len(labels):
             raise ValueError(f"{len(glyphs)} glyphs but {len(labels)} labels")
         blurs = [AS_PHOTOGRAPHED] * len(labels) if blurs is None else list(blurs)
         if len(blurs) != len(labels):
             raise ValueError(f"{len(blurs)} blurs but {len(labels)} labels")
+        if sample_features is None:
+            sample_features = features(glyphs)
+        elif sample_features.shape != (len(glyphs), _feature_size()):
+            raise ValueError(f"features {sample_features.shape} do not match {len(glyphs)} "
+                             f"glyphs of {_feature_size()} features")
         self._classes = sorted(set(labels))
         self._blurs = sorted(set(blurs))
-        class_of = np.array([self._classes.index(x) for x in labels], np.int64)
-        blur_of = np.array([self._blurs.index(x) for x in blurs], np.int64)
+        class_index = {label: i for i, label in enumerate(self._classes)}
+        blur_index = {blur: i for i, blur in enumerate(self._blurs)}
+        class_of = np.array([class_index[x] for x in labels], np.int64)
+        blur_of = np.array([blur_index[x] for x in blurs], np.int64)
         key = blur_of * max(1, len(self._classes)) + class_of
         order = np.argsort(key, kind="stable")
         key = key[order]
-        boxed_samples = blur_of[order] == (
-            self._blurs.index(BOXED) if BOXED in self._blurs else -1)
-        glyphs = glyphs[order]
-        self._features = np.zeros((len(glyphs), _feature_size()), np.float32)
-        self._features[~boxed_samples] = features(glyphs[~boxed_samples])
-        # Older profiles' samples already are box-scaled binary ink.
-        self._features[boxed_samples] = features(glyphs[boxed_samples])
-        self._boxed = boxed_samples
+        self._features = np.asarray(sample_features, np.float32)[order]
+        # Older profiles' samples are box-scaled binary ink: glyphs are scaled so to meet them.
+        self._boxed = blur_of[order] == blur_index.get(BOXED, -1)
         self._labels = np.array(list(labels), dtype=object)[order]
         starts = np.flatnonzero(np.diff(key, prepend=-1)) if len(key) else np.zeros(0, np.int64)
         self._run_starts = starts.astype(np.int64)
