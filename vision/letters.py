@@ -6,12 +6,18 @@ squares at once, in crops a little larger than the squares (tiles stand up from 
 the camera sees them shifted by parallax, up to a third of a square near the edges of the
 picture): ink is what is darker than the face right around it, the glyph is the ink component
 of a letter's size in the middle of a face, the digit is told apart and dropped, and the glyph
-is returned normalised to a small square array.  A tile face with no glyph is a blank.
+is returned normalised to a small square array: the shading of its ink and of the fainter ink
+a blur leaves of thin strokes, in a window of fixed size about its centre of ink, so that a
+blurred letter keeps its shape and its scale.  A tile face with no glyph is a blank.
 :func:`extract_glyph` does the same for one crop.
 
 :class:`LetterClassifier` learns the user's own tile set from labelled glyphs: a nearest-
 neighbour search on histogram-of-gradient features of the normalised glyph.  It was chosen over
-raw pixels and templates by measurement on real photos (``bench/eval_scrabscrap.py``).
+raw pixels and templates by measurement on real photos (``bench/eval_scrabscrap.py``).  A
+profile learns each tile as photographed and under each of :data:`BLURS` (a shaken camera, a
+soft focus); the classifier compares a photo's glyphs with the samples of the blurs they match
+(``bench/eval_rendered.py``: rendered photos blurred by up to 7 pixels of motion are read with
+calibration photos taken sharp).
 
 >>> import numpy as np
 >>> clf = LetterClassifier()
