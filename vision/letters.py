@@ -916,9 +916,26 @@ class LetterClassifier:
             for letter, o, r in zip(best, own, rival, strict=True)
         ]
 
-    def nearest(self, glyphs: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
-        """For normalised glyphs (N, GLYPH_PX, GLYPH_PX) of one photo, the nearest letter of
-        each, its similarity and the nearest other letter's (-2 when there is none)."""
+    def ranking(self, glyphs: np.ndarray) -> list[list[str]]:
+        """For normalised glyphs (N, GLYPH_PX, GLYPH_PX) of one photo, every learnt letter,
+        likeliest first (by the nearest sample of the blurs the photo matches).
+
+        >>> clf = LetterClassifier()
+        >>> bar = np.zeros((GLYPH_PX, GLYPH_PX), np.float32); bar[2:-2, 10:14] = 1
+        >>> tee = bar.copy(); tee[2:5, 3:-3] = 1
+        >>> clf.fit(np.stack([bar, tee]), ["I", "T"])
+        >>> clf.ranking(np.stack([tee]))
+        [['T', 'I']]
+        """
+        glyphs = np.asarray(glyphs, np.float32).reshape(-1, GLYPH_PX, GLYPH_PX)
+        if len(glyphs) == 0 or len(self._labels) == 0:
+            return [[] for _ in range(len(glyphs))]
+        order = np.argsort(-self._per_class(glyphs), axis=1, kind="stable")
+        return [[self._classes[i] for i in row] for row in order]
+
+    def _per_class(self, glyphs: np.ndarray) -> np.ndarray:
+        """Similarity (N, letters) of each glyph to each letter's nearest sample, among the
+        blurs the glyphs match (-2 for a letter with no sample there)."""
         sims = self.similarities(glyphs)
         # Best sample per (blur, letter): a letter seen once must win against a letter seen
         # fifty times when its one sample is the closest.
@@ -926,7 +943,12 @@ class LetterClassifier:
         table = np.full((len(glyphs), len(self._blurs), len(self._classes)), -2.0, np.float32)
         table[:, self._run_blur, self._run_class] = runs
         allowed = self._blurs_allowed(table.max(axis=2))
-        per_class = table[:, allowed].max(axis=1)
+        return table[:, allowed].max(axis=1)
+
+    def nearest(self, glyphs: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """For normalised glyphs (N, GLYPH_PX, GLYPH_PX) of one photo, the nearest letter of
+        each, its similarity and the nearest other letter's (-2 when there is none)."""
+        per_class = self._per_class(np.asarray(glyphs, np.float32).reshape(-1, GLYPH_PX, GLYPH_PX))
         if len(self._classes) > 1:
             top2 = np.argpartition(-per_class, 1, axis=1)[:, :2]
             first = np.take_along_axis(per_class, top2, axis=1)
