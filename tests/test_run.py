@@ -284,6 +284,10 @@ def test_a_phone_the_calibration_page_and_a_move(game, tmp_path):
                                     default=0)
         running.post("calibration/layout", {"rows": ALPHABET_ROWS})
         running.push(alphabet, 2.5)
+        # Learning the layout takes a second or more (each tile is learnt sharp and blurred).
+        deadline = time.monotonic() + 30.0
+        while not (profile_dir / "profile.json").exists() and time.monotonic() < deadline:
+            running.push(alphabet, 0.5)
         assert (profile_dir / "profile.json").exists(), running.output
         assert len(Profile.load(profile_dir).labels) >= 40
         running.push(empty, 3.0)
