@@ -271,9 +271,9 @@ def orientation_votes(glyphs: list[Glyph | None]) -> tuple[np.ndarray, np.ndarra
 AXIS_KNOWN = 0.15
 #: Weight of the share of glyphs whose digit sits at the lower right once turned, against
 #: Tesseract's mean confidence (0..1): a digit where a digit sits is rarely anything else, but
-#: small tiles show few of them, and on a board of a dozen tiles two strays are a large share
-#: (on 294 rendered photos weights of 3 to 5 turned all but one or two boards upright).
-DIGIT_WEIGHT = 3.0
+#: small tiles show few of them.  (On 294 rendered photos, weights of 3 to 5 left one or two
+#: boards turned, depending on how glyphs and digits are found; 5 with the present finder.)
+DIGIT_WEIGHT = 5.0
 #: Difference of mean similarity between the two likeliest turns below which the calibrated
 #: classifier is not taken as sure (upright letters match the learnt ones about 0.13 better
 #: than turned ones; blur and letters that read alike both ways can close the gap).
