@@ -417,3 +417,31 @@ def test_a_confident_reading_is_changed_only_to_a_letter_the_glyph_could_be(read
         Square.parse("G8"), ["E", "I"], "I")
     [report] = pipeline.answer(question.id, "I")
     assert report.word == "JOKIR"
+
+
+def test_a_correction_of_an_earlier_move_reaches_the_page(readers, enable, tmp_path):
+    # BET read as BIT and sent to the page; the next turn shows the I was an E: the page must
+    # hold BET and (E)X with the pipeline's scores, not BIT and a refused or wrong (I)X.
+    from tilecam.live import PageLink
+    from webui import STORE_KEY, create_app
+
+    app = create_app({"DATABASE": str(tmp_path / "games.sqlite3"), "TESTING": True})
+    client = app.test_client()
+    created = client.post("/api/games", json={"players": ["ann", "ben"], "pin": "2468"})
+    game_id = created.json["id"]
+    pipeline = scripted(readers, enable)
+    link = PageLink(app, game_id, "2468", pipeline)
+    readers.second[Square.parse("H8")] = "E"
+    link.send(lay(pipeline, readers, "G8", [(c, 0.95) for c in "BIT"]))
+    page = app.extensions[STORE_KEY].live(game_id).game
+    assert page.board.rows()[7][6:9] == "BIT"
+    [report] = lay(pipeline, readers, "H9", [("X", 0.95)], down=True)
+    assert [c.letter for c in report.corrected] == ["E"]
+    link.send([report])
+    assert link.refused == []
+    page = app.extensions[STORE_KEY].live(game_id).game
+    assert page.board.rows() == pipeline.game.board.rows()
+    assert page.board.rows()[7][6:9] == "BET" and page.board.rows()[8][7] == "X"
+    assert page.scores == pipeline.game.scores == [10, report.score]
+    assert len(pipeline.game.events) == len(page.events) == 2
+    app.extensions[STORE_KEY].close()

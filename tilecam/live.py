@@ -5,7 +5,8 @@
 
 - every turn the pipeline scores goes to the game through the JSON API, with the game's PIN,
   exactly as a camera elsewhere would send it: new tiles to ``POST /api/games/<id>/placements``,
-  a withdrawn phony to ``.../withdraw``, a pass or an exchange to ``.../pass`` / ``.../exchange``;
+  a withdrawn phony to ``.../withdraw``, a pass or an exchange to ``.../pass`` / ``.../exchange``,
+  an earlier tile the turn showed to be misread to ``.../correct`` before the turn itself;
   every open scoreboard then updates at once (server-sent events);
 - a question the pipeline holds a turn for (a blank's letter the word list cannot settle, a
   letter read without confidence, a placement the rules refuse, a still without new tiles) is
@@ -312,7 +313,14 @@ class PageLink:
 
     def publish(self, report: MoveReport) -> dict[str, Any] | None:
         """Send one scored turn to the page (see the module notes); None for a turn that
-        carries nothing to send (unresolved)."""
+        carries nothing to send (unresolved).
+
+        Earlier tiles this turn showed to be misread (``report.corrected``) are corrected on
+        the page first (``POST .../correct``), so that the new tiles join the board as played.
+        """
+        for fix in report.corrected:
+            self._note_own_change(self.post("correct", {"square": fix.square.name,
+                                                        "letter": fix.letter}))
         event = report.event
         if report.kind == "play" and event is not None and event.play is not None:
             tiles = {sq.name: letter for sq, letter in event.play.placement.tiles}
