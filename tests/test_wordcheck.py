@@ -84,3 +84,22 @@ def test_check_reading_marks_what_it_changed(lexicon: Lexicon) -> None:
     assert checked.sources[(7, 6)] == "dictionary"
     assert checked.confidence[7, 6] <= 0.5
     assert reading.board[7][5:9] == "HOTS"  # the reading it was given is unchanged
+
+
+def test_a_glyph_tesseract_read_nothing_in_is_solved_but_a_blank_tile_is_not(
+        lexicon: Lexicon) -> None:
+    # H?TS with a T down from the ?: only HATS/AT fits.  Read by Tesseract as "?" (ink found,
+    # no letter made out) it becomes A; as a blank tile (no glyph) it stays a blank.
+    rows = board((7, 5, "H?TS"), (8, 6, "|T"))
+
+    def reading(source: str) -> BoardReading:
+        return BoardReading(board=rows, corners=np.zeros((4, 2), np.float32),
+                            confidence=np.full((15, 15), 0.95), seconds=0.0,
+                            sources={(7, 6): source})
+
+    checked = check_reading(reading("tesseract"), lexicon, TileSet.named("en"))
+    assert checked.board[7][5:9] == "HATS" and checked.sources[(7, 6)] == "dictionary"
+    assert check_reading(reading("blank"), lexicon, TileSet.named("en")).board == rows
+    # Where the words allow several letters (CAT, COT, CUT) the glyph stays unread.
+    rows = board((7, 6, "C?T"))
+    assert check_reading(reading("tesseract"), lexicon, TileSet.named("en")).board == rows

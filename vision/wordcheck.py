@@ -14,6 +14,11 @@ constraint.  A letter is changed only when the solution is unique; the square ke
 confidence and its source becomes ``"dictionary"``.  Blanks (``?``) are never changed: their
 letter is unknown to a photo, so a word through a blank is checked with the blank free.
 
+A ``?`` that is not a blank is different: a glyph the reader found ink for but could read no
+letter in (Tesseract on a blurred tile often answers nothing).  Such an *unread* square is
+solved like a doubted one, valid words or not, and takes the dictionary's letter when that is
+unique; otherwise it stays ``?`` with its low confidence.
+
 >>> from scorer.lexicon import Lexicon
 >>> lex = Lexicon.from_words(["CAT", "AT", "TA", "ACT"])
 >>> rows = ["." * 15 for _ in range(15)]
@@ -26,7 +31,7 @@ letter is unknown to a photo, so a word through a blank is checked with the blan
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -82,13 +87,24 @@ def correct_words(
     confidence: np.ndarray,
     lexicon: Lexicon,
     alphabet: Sequence[str] | TileSet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    unread: Collection[Square] = (),
 ) -> tuple[list[str], list[tuple[Square, str, str]]]:
     """The board with letters that break words replaced where the dictionary settles them.
 
     ``rows`` are single-character squares (``.`` empty, ``?`` blank, a letter); ``confidence``
-    is the readers' confidence per square (15x15), which orders the doubt.  Returns the new
-    rows and the changes as ``(square, read, chosen)``.  A word mended by a change may let a
-    word beside it be mended next, so the words are gone through until nothing changes.
+    is the readers' confidence per square (15x15), which orders the doubt.  ``unread``: squares
+    shown as ``?`` that hold a letter no reader could make out (see the module notes).  Returns
+    the new rows and the changes as ``(square, read, chosen)``.  A word mended by a change may
+    let a word beside it be mended next, so the words are gone through until nothing changes.
+
+    >>> lex = Lexicon.from_words(["CAT", "AT", "TA", "ACT", "ART"])
+    >>> rows = ["." * 15 for _ in range(15)]
+    >>> rows[7] = "......C?T......"                  # the A unread: CAT, ACT or ART across
+    >>> rows[8] = ".......T......."                  # AT down through it leaves only CAT
+    >>> correct_words(rows, np.full((15, 15), 0.9), lex, unread=[(7, 7)])[1]
+    [((7, 7), '?', 'A')]
+    >>> correct_words(rows, np.full((15, 15), 0.9), lex)[1]  # a real blank stays one
+    []
     """
     check = _BoardCheck(rows, lexicon, alphabet)
     changes: list[tuple[Square, str, str]] = []
@@ -96,6 +112,16 @@ def correct_words(
     progress = True
     while progress:
         progress = False
+        for square in unread:
+            if (square in settled or check.letter(square) != BLANK
+                    or square not in check.through):  # a lone tile: no word to go by
+                continue
+            chosen = check.solve([square])
+            if chosen is not None:
+                check.board[square[0]][square[1]] = chosen[square]
+                changes.append((square, BLANK, chosen[square]))
+                settled.add(square)
+                progress = True
         for word in check.words:
             if check.valid(word):
                 continue
@@ -179,7 +205,11 @@ def check_reading(reading: BoardReading, lexicon: Lexicon, tileset: TileSet) -> 
     :func:`correct_words`); multi-letter tiles' sets are left as read."""
     if any(len(letter) > 1 for letter in tileset.letters):
         return reading
-    rows, changes = correct_words(reading.board, reading.confidence, lexicon, tileset)
+    # A glyph Tesseract read no letter in comes back as "?" from Tesseract; a blank tile (no
+    # glyph at all) or the classifier's blank comes from elsewhere.
+    unread = [square for square, source in sorted(reading.sources.items())
+              if source == "tesseract" and reading.board[square[0]][square[1]] == BLANK]
+    rows, changes = correct_words(reading.board, reading.confidence, lexicon, tileset, unread)
     if not changes:
         return reading
     confidence = reading.confidence.copy()
