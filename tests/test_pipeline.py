@@ -445,3 +445,30 @@ def test_a_correction_of_an_earlier_move_reaches_the_page(readers, enable, tmp_p
     assert page.scores == pipeline.game.scores == [10, report.score]
     assert len(pipeline.game.events) == len(page.events) == 2
     app.extensions[STORE_KEY].close()
+
+
+def test_without_a_word_list_the_tile_count_still_finds_an_earlier_misread(readers):
+    # No word list (a language without one): BET read as BIT uses the only I; a later play
+    # needing an I shows that an earlier I was misread.  Tesseract reads H8 as E: corrected.
+    pipeline = scripted(readers, None, tileset=one_i())  # type: ignore[arg-type]
+    readers.second[Square.parse("H8")] = "E"
+    [first] = lay(pipeline, readers, "G8", [(c, 0.95) for c in "BIT"])
+    assert first.word == "BIT"  # read with confidence: Tesseract not asked
+    [report] = lay(pipeline, readers, "I9", [("I", 0.95)], down=True)
+    assert report.word == "(T)I" and report.questions == []
+    assert [(c.square, c.was, c.letter) for c in report.corrected] == [
+        (Square.parse("H8"), "I", "E")]
+    assert any("corrected to E by the tile count" in n for n in report.notes), report.notes
+    assert first.word == "BET" and pipeline.game.board[Square.parse("H8")] == "E"
+
+
+def test_without_a_word_list_the_players_say_which_earlier_tile_was_misread(readers):
+    pipeline = scripted(readers, None, tileset=one_i())  # type: ignore[arg-type]
+    lay(pipeline, readers, "G8", [(c, 0.95) for c in "BIT"])  # Tesseract reads BIT too
+    assert lay(pipeline, readers, "I9", [("I", 0.95)], down=True) == []
+    [question] = pipeline.pending
+    assert question.kind == "letter" and question.square == Square.parse("H8")
+    assert "no I is left" in question.prompt and question.choices[-1] == "I"
+    [report] = pipeline.answer(question.id, "E")
+    assert report.word == "(T)I" and pipeline.game.board[Square.parse("H8")] == "E"
+    assert pipeline.game.scores == [10, report.score]

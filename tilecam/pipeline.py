@@ -77,6 +77,9 @@ MARKED_HEIGHT = 1.15
 MAX_DOUBTED = 3
 #: Rounds of checking a placement's words, each with the answers to the one before.
 CHECK_ROUNDS = 3
+#: At most this many letters are offered for an earlier tile found misread (without a word
+#: list every unseen letter is possible: the likeliest are offered, any may be answered).
+MOST_CHOICES = 8
 #: A letter read with confidence is corrected by the dictionary only to one of the calibrated
 #: classifier's this many likeliest letters for its glyph: a clear Q is no R because a word
 #: wants one (that is more likely a phony, for the players to say).
@@ -812,12 +815,15 @@ class Pipeline:
         A placement needing a tile of which none is left is taken as a misread too: see
         :meth:`_check_tiles_left`.
         """
-        if self.lexicon is None or any(q.kind == "placement" for q in state.questions):
-            return  # no word list; or what was played is the players' word now
+        if any(q.kind == "placement" for q in state.questions):
+            return  # what was played is the players' word now
         tiles, _ = self._letters(state)
         if not tiles or any(t == BLANK or not t for t in tiles.values()):
             return  # a letter nobody knows: nothing to check it against
         check = self._check(state, tiles)
+        if self.lexicon is None:
+            self._check_tiles_left(check)  # no word list: the tile count is the one check
+            return
         if not self._solve(check.board, tiles, [], self.tileset.letters):
             blanks = self._recheck_blanks(check)
             if blanks is None:
@@ -1015,24 +1021,27 @@ class Pipeline:
             if chosen is not None:
                 square, other, how = chosen
                 laid = self._laid[square]
+                by = "the dictionary" if self.lexicon is not None else "the tile count"
+                fits = (f"{other} on {self.name(square)} keeps every word valid"
+                        if self.lexicon is not None else f"{self.name(square)} is {other}")
                 state.corrections.append(Correction(
                     square, laid.turn, letter, other,
-                    f"no {letter} left for turn {self.turn_number + 1}; {other} on "
-                    f"{self.name(square)} keeps every word valid ({how})",
+                    f"no {letter} left for turn {self.turn_number + 1}; {fits} ({how})",
                 ))
                 _note(state, f"no {letter} is left for this play: {self.name(square)} (laid in "
-                             f"turn {laid.turn}, read {letter}) corrected to {other} by the "
-                             f"dictionary ({how})")
+                             f"turn {laid.turn}, read {letter}) corrected to {other} by {by} "
+                             f"({how})")
                 continue
             state.short_asked.add(letter)
             ranked = self._rank_earlier(suspects)
             if not ranked:
                 _note(state, f"no {letter} is left for this play, and no {letter} laid earlier "
-                             "can be another letter by the word list")
+                             + ("can be another letter by the word list"
+                                if self.lexicon is not None else "is left unconfirmed"))
                 continue
             for square in list(dict.fromkeys(sq for sq, _ in ranked))[:missing]:
                 laid = self._laid[square]
-                options = [other for sq, other in ranked if sq == square]
+                options = [other for sq, other in ranked if sq == square][:MOST_CHOICES]
                 state.questions.append(self._ask(
                     "letter",
                     f"no {letter} is left for this play, so an earlier {letter} was misread: "
@@ -1051,11 +1060,21 @@ class Pipeline:
     def _earlier_alternatives(self, check: _Check, square: Square) -> list[str]:
         """Other letters for the board tile on ``square`` (laid earlier, unconfirmed) that keep
         every word through it valid with this placement on the board, and are still unseen
-        once this placement's tiles are taken."""
+        once this placement's tiles are taken.
+
+        Without a word list every letter still unseen is possible: then they come in the
+        order the calibrated classifier ranks them for the tile's glyph (where it knows them),
+        so that the likeliest is offered first."""
         laid = self._laid.get(square)
-        if (self.lexicon is None or laid is None or laid.confirmed
+        if (laid is None or laid.confirmed
                 or check.board[square] != laid.letter or not laid.letter.isupper()):
             return []
+        if self.lexicon is None:
+            unseen = [t for t in self.tileset.letters
+                      if t != BLANK and t != laid.letter and check.left[t] >= 1]
+            ranking = None if laid.glyph is None else self._classifier_ranking(laid.glyph)
+            order = {letter: n for n, letter in enumerate(ranking or [])}
+            return sorted(unseen, key=lambda t: order.get(t, len(order)))
         trial = check.board.copy()
         trial.place(check.tiles)
         trial.remove([square])
@@ -1091,11 +1110,12 @@ class Pipeline:
 
     def _rank_earlier(self, suspects: list[tuple[Square, str]]) -> list[tuple[Square, str]]:
         """Suspects likeliest first: a letter a reader proposed, then the tile read with the
-        least confidence, then the latest laid."""
+        least confidence, then the latest laid; else as given (the alternatives' order)."""
         seconds = self._earlier_second_readings(sorted({sq for sq, _ in suspects}))
+        given = {suspect: n for n, suspect in enumerate(suspects)}
         return sorted(suspects, key=lambda s: (
             s[1] not in self._laid_readings(s[0], seconds),
-            self._laid[s[0]].confidence, -self._laid[s[0]].turn, s,
+            self._laid[s[0]].confidence, -self._laid[s[0]].turn, given[s],
         ))
 
     def _laid_readings(self, square: Square, seconds: dict[Square, str]) -> set[str]:
@@ -1294,7 +1314,9 @@ class Pipeline:
 
     def _valid_with(self, check: _Check, change: dict[Square, str]) -> bool:
         """Every word valid with ``change`` applied (to this placement's squares, or to a
-        board tile laid earlier)."""
+        board tile laid earlier); without a word list nothing says no."""
+        if self.lexicon is None:
+            return True
         board = check.board
         if any(sq not in check.tiles for sq in change):
             board = board.copy()
@@ -1555,10 +1577,14 @@ class RecordAnswers:
             return None
         event = self.turns[question.turn - 1]
         answer: str | None = None
-        if question.kind in ("blank", "letter") and event.play is not None:
-            tiles = dict(event.play.placement.tiles)
-            if question.square in tiles:
-                answer = tiles[question.square]
+        if question.kind in ("blank", "letter") and question.square is not None:
+            # The tile may be this turn's or one laid earlier (a misread found later): the
+            # players answer from the board as it stands.
+            for earlier in reversed(self.turns[:question.turn]):
+                tiles = dict(earlier.play.placement.tiles) if earlier.play is not None else {}
+                if question.square in tiles:
+                    answer = tiles[question.square]
+                    break
         elif question.kind == "placement" and event.play is not None:
             answer = f"{event.play.position} {event.play.gcg_word}"
         elif question.kind == "no_placement":
