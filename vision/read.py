@@ -60,7 +60,9 @@ ACCEPT = 0.7
 #: Classifier confidence below which a sure Tesseract answer overrules it.
 OVERRULE = 0.3
 #: Similarity to a learnt glyph from which a glyph read with some confidence (at least
-#: OVERRULE) is taken for a letter the classifier knows, not one it has never seen.  On the
+#: OVERRULE) is taken for a letter the classifier knows, not one it has never seen, unless
+#: Tesseract (asked whenever letters are unseen and the classifier is below ACCEPT) reads an
+#: unseen letter more surely: a P matched an R at 0.82 when P was not learnt yet.  On the
 #: real game's photos (profile grown frame by frame) letters already learnt matched at 0.80
 #: or more in 99.5 % of cases; of letters not yet learnt but read with some confidence, only
 #: an Ü taken for U (0.82, its dots tell it) and a Q taken for O (0.91, read as certain, which
@@ -550,9 +552,7 @@ def read_letters(
             continue
         guess = next(it) if known else None
         if guess is not None and (
-            guess.confidence >= ACCEPT
-            or (guess.confidence >= OVERRULE and not (
-                unseen_possible and (guess.similarity or 0.0) < KNOWN_SIMILARITY))
+            guess.confidence >= ACCEPT or (guess.confidence >= OVERRULE and not unseen_possible)
         ):
             guesses[i], sources[i] = guess, "classifier"
         else:
@@ -628,7 +628,10 @@ def _combine(
         return LetterGuess(calibrated.letter, surest), "classifier"
     if uncalibrated.letter == BLANK:
         return calibrated, "classifier"
-    if classifier is not None and uncalibrated.letter not in classifier.letters:
+    if classifier is not None and uncalibrated.letter not in classifier.letters and (
+        (calibrated.similarity or 0.0) < KNOWN_SIMILARITY
+        or uncalibrated.confidence > calibrated.confidence
+    ):
         return uncalibrated, "tesseract"  # a letter never seen: only Tesseract can know it
     # Both readers know the letter they propose.  The classifier is right far more often on
     # the user's own tiles (measured on real photos), so Tesseract overrules it only when the
