@@ -99,3 +99,26 @@ def test_real_tiles_of_one_photo():
     right = sum(g.letter == board[r][c] for g, (r, c) in zip(guesses, squares, strict=True))
     assert len(squares) > 60
     assert right / len(squares) >= 0.95
+
+
+def test_a_tile_read_alone_is_read_among_glyphs_read_before():
+    # A one-tile move gives Tesseract a sheet of one glyph, which it often leaves unread; the
+    # reader puts glyphs it read with confidence before it, as on a page of letters.
+    if not GAME.is_dir():
+        pytest.skip(f"real photos not available: {GAME} is missing")
+    from vision.locate import locate_board
+    from vision.read import glyphs_of, rectify_with_margin
+
+    section = (GAME / "boards_after_each_move.txt").read_text("utf-8").split(
+        "## after move 27 ")[1]
+    board = section.splitlines()[1:16]
+    image = cv2.imread(str(GAME / "image-27.jpg"))
+    rectified = rectify_with_margin(image, locate_board(image).corners)
+    squares = [(r, c) for r in range(15) for c in range(15) if board[r][c].isupper()]
+    glyphs = glyphs_of(rectified, squares)
+    reader = TesseractReader("de")
+    reader.read([g.ink for g in glyphs[:20]])  # an earlier, bigger move
+    alone = [(reader.read([g.ink])[0].letter, board[r][c])
+             for g, (r, c) in zip(glyphs[20:60], squares[20:60], strict=True)]
+    wrong = [(read, true) for read, true in alone if read != true]
+    assert len(wrong) <= 4, wrong  # a fresh reader leaves about a quarter unread or wrong
