@@ -384,7 +384,7 @@ def speed(runs: int) -> str:
     lines = [f"cold read_board of a 1920x1080 photo (real frame 27), medians of {runs} fresh "
              "processes, one core:",
              f"  {'':<28s} {'CPU ms':>7s} {'+Tesseract CPU':>15s} {'wall ms':>8s} "
-             f"{'Tesseract calls':>16s}"]
+             f"{'squares by Tesseract':>21s}"]
     with tempfile.TemporaryDirectory() as tmp:
         profile.save(tmp)
         photo = str(Path(tmp) / "frame27.png")
@@ -401,7 +401,7 @@ def speed(runs: int) -> str:
             cpu, child, wall, calls = (statistics.median(r[i] for r in results)
                                        for i in range(4))
             lines.append(f"  {label:<28s} {1000 * cpu:7.0f} {1000 * child:15.0f} "
-                         f"{1000 * wall:8.0f} {calls:16.0f}")
+                         f"{1000 * wall:8.0f} {calls:21.0f}")
     return "\n".join(lines)
 
 
