@@ -199,10 +199,10 @@ def test_other_readers_get_the_ink_of_the_stricter_level(blur, monkeypatch):
              for letter in "TEILOXZ" for font in (SERIF, cv2.FONT_HERSHEY_SIMPLEX)]
     if blur is not None:
         tiles = [_motion_blurred(tile, *blur) for tile in tiles]
+    assert letters.WEAK_LEVEL < letters.READER_INK_LEVEL
     found = [extract_glyph(tile, S) for tile in tiles]
     monkeypatch.setattr(letters, "WEAK_LEVEL", letters.READER_INK_LEVEL)
     stricter = [extract_glyph(tile, S) for tile in tiles]
-    assert letters.WEAK_LEVEL < letters.READER_INK_LEVEL
     for glyph, strict in zip(found, stricter, strict=True):
         assert glyph is not None and strict is not None
         np.testing.assert_array_equal(glyph.ink, strict.ink)
