@@ -52,10 +52,13 @@ BLANK = "?"
 class Glyph:
     """The glyph found on one tile."""
 
-    #: Normalised glyph, float32 (GLYPH_PX, GLYPH_PX), 1 = ink; the glyph's bounding box is
-    #: centred and scaled so that its longer side fills the array (aspect ratio kept).
+    #: Normalised glyph, float32 (GLYPH_PX, GLYPH_PX), 1 = full ink: the shading of the
+    #: glyph's ink and of the faint ink a blur left of it, in a window of GLYPH_WINDOW squares
+    #: about its centre of ink (see :func:`_shaded_glyphs`); where no shading is left, its
+    #: ink's bounding box centred and scaled to fill the array (aspect ratio kept).
     normalised: np.ndarray
-    #: The glyph's ink at crop resolution, uint8 0/255, cropped to its bounding box.
+    #: The glyph's ink at crop resolution, uint8 0/255, cropped to its bounding box: the part
+    #: above READER_INK_LEVEL, what Tesseract and the other readers of ink are handed.
     ink: np.ndarray
     #: Glyph height as a fraction of the square's side.
     height: float
