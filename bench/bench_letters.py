@@ -6,6 +6,8 @@ frame (the game was photographed at 992x976).
 
 Reported (medians):
 
+- CPU ms of :meth:`calibration.profile.Profile.extend` per calibration photo (each tile is
+  learnt as photographed and under every blur of :data:`vision.letters.BLURS`);
 - ms per tile of the calibrated classifier and of Tesseract (one call per photo's tiles, and
   one call for a typical move of 4 tiles);
 - ``read_board`` cold: the first read in a fresh process (modules imported, nothing else
@@ -96,8 +98,15 @@ def main() -> int:
     photos = {n: full_hd(cv2.imread(str(GAME / f"image-{n}.jpg"))) for n in
               (*CALIBRATION_FRAMES, 27)}
     profile = Profile(tileset="de")
+    extend_ms, learnt = [], []
     for n in CALIBRATION_FRAMES:
-        profile.extend(photos[n], boards[n])
+        t = time.process_time()
+        report = profile.extend(photos[n], boards[n])
+        extend_ms.append(1000 * (time.process_time() - t))
+        learnt.append(report.letters + report.blanks)
+    print(f"Profile.extend: {statistics.median(extend_ms):.0f} ms CPU per photo (median of "
+          f"{len(extend_ms)}, max {max(extend_ms):.0f}; {min(learnt)} to {max(learnt)} tiles "
+          "a photo)")
 
     # -- per tile, on the tiles of frame 27
     image = photos[27]

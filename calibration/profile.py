@@ -8,11 +8,19 @@ A profile is a folder:
     found the grid in the same place (a fixed camera); ``orientation`` is the number of
     counter-clockwise quarter turns of the rectified photo that make the tiles upright.
 ``samples.npz``
-    ``glyphs`` uint8 (N, 24, 24), normalised glyphs of the user's own tiles, and ``labels``
-    (N,) their letters; ``?`` labels a blank tile on which ink was nevertheless found.
+    ``glyphs`` uint8 (N, 24, 24), normalised glyphs of the user's own tiles, ``labels`` (N,)
+    their letters (``?`` labels a blank tile on which ink was nevertheless found), ``blurs``
+    (N,) the blur each was learnt under (:class:`vision.letters.Blur` tags, ``""`` as
+    photographed) and ``format``, the kind of normalised glyph (:data:`GLYPH_FORMAT`).  Files
+    without ``format`` hold the box-scaled glyphs of earlier versions; they are still read (and
+    compared with glyphs scaled the same way, see :class:`vision.letters.LetterClassifier`).
+    ``features`` float16 (N, D) and ``features_version`` keep the glyphs' classifier features,
+    so that a read in a fresh process need not compute them (used while the version matches).
 
 Photos whose contents are known (:meth:`Profile.extend`) and moves the players confirmed
-(:meth:`Profile.extend_from_squares`) add samples.
+(:meth:`Profile.extend_from_squares`) add samples: each tile's glyph as photographed, and as
+it would look under each of :data:`vision.letters.BLURS`, so that a photo blurred by a moving
+hand or a soft focus is read with the letters learnt from sharp ones.
 
 >>> profile = Profile(tileset="de")
 >>> profile.counts()
@@ -32,7 +40,18 @@ from pathlib import Path
 import numpy as np
 
 from scorer.tiles import TileSet
-from vision.letters import BLANK, GLYPH_PX, LetterClassifier, crop_margin_px
+from vision.letters import (
+    AS_PHOTOGRAPHED,
+    BLANK,
+    BLURS,
+    BOXED,
+    FEATURES_VERSION,
+    GLYPH_PX,
+    Blur,
+    LetterClassifier,
+    crop_margin_px,
+    features,
+)
 
 PROFILE_VERSION = 1
 PROFILE_FILE = "profile.json"
@@ -46,6 +65,11 @@ SIZE = 15
 FIXED_CAMERA_TOLERANCE = 0.01
 #: Samples kept per letter: more add time to every read and little accuracy.
 MAX_SAMPLES_PER_LETTER = 60
+#: Samples kept per letter and blur (each blur adds as many samples as the photos had tiles).
+MAX_BLURRED_PER_LETTER = 4
+#: The normalised glyphs that samples.npz holds: 2 since glyphs are drawn from their shading
+#: at a fixed scale (earlier files hold box-scaled binary glyphs and have no format).
+GLYPH_FORMAT = 2
 
 
 class ProfileError(ValueError):
@@ -111,6 +135,9 @@ class Profile:
         default_factory=lambda: np.zeros((0, GLYPH_PX, GLYPH_PX), np.uint8)
     )
     labels: list[str] = field(default_factory=list)
+    #: The blur each sample was learnt under (a :class:`vision.letters.Blur` tag; ``""`` as
+    #: photographed, :data:`vision.letters.BOXED` for samples of earlier profiles).
+    blurs: list[str] = field(default_factory=list)
     version: int = PROFILE_VERSION
     #: Small rectified grids (N, 15*OCCUPANCY_PX, 15*OCCUPANCY_PX, 3) in the photos' own
     #: orientation, and their occupied squares (N, 15, 15), for refitting occupancy.
@@ -119,9 +146,17 @@ class Profile:
     #: Corners found in each calibration photo (to tell a fixed camera); not saved.
     _seen_corners: list[np.ndarray] = field(default_factory=list, repr=False)
     _classifier: LetterClassifier | None = field(default=None, repr=False)
+    #: Samples changed since the classifier was built.
+    _stale: bool = field(default=True, repr=False)
+    #: The samples' classifier features (N, D) float32, when known.
+    _features: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.tileset = TileSet.named(self.tileset).code
+        if len(self.blurs) != len(self.labels):
+            if self.blurs:
+                raise ProfileError(f"{len(self.blurs)} blurs but {len(self.labels)} labels")
+            self.blurs = [AS_PHOTOGRAPHED] * len(self.labels)
 
     # ---------------------------------------------------------------- persistence
 
@@ -156,13 +191,37 @@ class Profile:
                 with np.load(samples, allow_pickle=False) as data:
                     glyphs = data["glyphs"].astype(np.uint8)
                     labels = [str(x) for x in data["labels"]]
-            except (OSError, KeyError, ValueError) as exc:
+                    glyph_format = int(data["format"]) if "format" in data else 1
+                    blurs = ([str(x) for x in data["blurs"]] if "blurs" in data
+                             else [AS_PHOTOGRAPHED] * len(labels))
+                    saved_features = (
+                        data["features"].astype(np.float32)
+                        if "features" in data and "features_version" in data
+                        and int(data["features_version"]) == FEATURES_VERSION else None
+                    )
+            except (OSError, KeyError, ValueError, TypeError) as exc:
                 raise ProfileError(f"cannot read {samples}: {exc}") from exc
             if glyphs.shape[1:] != (GLYPH_PX, GLYPH_PX) or len(glyphs) != len(labels):
                 raise ProfileError(
                     f"{samples}: glyphs {glyphs.shape} do not match {len(labels)} labels"
                 )
-            profile.glyphs, profile.labels = glyphs, labels
+            if len(blurs) != len(labels):
+                raise ProfileError(f"{samples}: {len(blurs)} blurs but {len(labels)} labels")
+            if glyph_format > GLYPH_FORMAT:
+                raise ProfileError(
+                    f"{samples}: glyph format {glyph_format} is newer than this program's "
+                    f"({GLYPH_FORMAT})"
+                )
+            if glyph_format < GLYPH_FORMAT:
+                blurs = [BOXED] * len(labels)  # an earlier version's box-scaled glyphs
+            for tag in set(blurs) - {AS_PHOTOGRAPHED, BOXED}:
+                try:
+                    Blur.parse(tag)
+                except ValueError as exc:
+                    raise ProfileError(f"{samples}: {exc}") from None
+            profile.glyphs, profile.labels, profile.blurs = glyphs, labels, blurs
+            if saved_features is not None and len(saved_features) == len(labels):
+                profile._features = saved_features
         frames = directory / OCCUPANCY_FILE
         if frames.exists():
             try:
@@ -181,6 +240,10 @@ class Profile:
             directory / SAMPLES_FILE,
             glyphs=self.glyphs.astype(np.uint8),
             labels=np.array(self.labels, dtype=str),
+            blurs=np.array(self.blurs, dtype=str),
+            format=np.int64(GLYPH_FORMAT),
+            features=self._sample_features().astype(np.float16),
+            features_version=np.int64(FEATURES_VERSION),
         )
         if self.occupancy_frames is not None and self.occupancy_boards is not None:
             np.savez_compressed(
@@ -201,40 +264,75 @@ class Profile:
     # ---------------------------------------------------------------- learning
 
     def counts(self) -> dict[str, int]:
-        """Samples per label."""
-        return dict(sorted(Counter(self.labels).items()))
+        """Samples per label (as photographed or from earlier profiles; blurred copies not
+        counted)."""
+        return dict(sorted(Counter(
+            label for label, blur in zip(self.labels, self.blurs, strict=True)
+            if blur in (AS_PHOTOGRAPHED, BOXED)
+        ).items()))
 
     def classifier(self) -> LetterClassifier:
         """The letter classifier trained on this profile's samples (built once, then reused)."""
-        if self._classifier is None or len(self._classifier) != len(self.labels):
+        if self._classifier is None or self._stale or len(self._classifier) != len(self.labels):
             classifier = LetterClassifier()
             if self.labels:
-                classifier.fit(self.glyphs.astype(np.float32) / 255.0, self.labels)
+                classifier.fit(self.glyphs.astype(np.float32) / 255.0, self.labels, self.blurs,
+                               self._sample_features())
             self._classifier = classifier
+            self._stale = False
         return self._classifier
 
-    def add_samples(self, glyphs: np.ndarray, labels: Sequence[str]) -> None:
-        """Add normalised glyphs (float 0..1 or uint8) with their labels, oldest dropped first
-        beyond :data:`MAX_SAMPLES_PER_LETTER` of one label."""
+    def _sample_features(self) -> np.ndarray:
+        """The samples' classifier features, computed once."""
+        if self._features is None or len(self._features) != len(self.glyphs):
+            self._features = features(self.glyphs.astype(np.float32) / 255.0)
+        return self._features
+
+    def add_samples(self, glyphs: np.ndarray, labels: Sequence[str],
+                    blurs: Sequence[str] | None = None) -> None:
+        """Add normalised glyphs (float 0..1 or uint8) with their labels, learnt under
+        ``blurs`` (:class:`vision.letters.Blur` tags; as photographed when not given), oldest
+        dropped first beyond :data:`MAX_SAMPLES_PER_LETTER` of one label as photographed and
+        :data:`MAX_BLURRED_PER_LETTER` of one label and blur."""
         glyphs = np.asarray(glyphs)
         if glyphs.dtype != np.uint8:
             glyphs = np.clip(np.round(glyphs * 255.0), 0, 255).astype(np.uint8)
         glyphs = glyphs.reshape(-1, GLYPH_PX, GLYPH_PX)
         if len(glyphs) != len(labels):
             raise ProfileError(f"{len(glyphs)} glyphs but {len(labels)} labels")
+        blurs = [AS_PHOTOGRAPHED] * len(labels) if blurs is None else list(blurs)
+        if len(blurs) != len(labels):
+            raise ProfileError(f"{len(blurs)} blurs but {len(labels)} labels")
         tiles = TileSet.named(self.tileset)
         for label in labels:
             if label != BLANK and label not in tiles.counts:
                 raise ProfileError(f"{label!r} is not a letter of the {tiles.name} tile set")
+        for tag in set(blurs) - {AS_PHOTOGRAPHED, BOXED}:
+            try:
+                Blur.parse(tag)
+            except ValueError as exc:
+                raise ProfileError(str(exc)) from None
         all_glyphs = np.concatenate([self.glyphs, glyphs])
+        # Features of the samples kept so far stay; only the new ones are computed.
+        known_features = self._features if (
+            self._features is not None and len(self._features) == len(self.glyphs)) else None
         all_labels = list(self.labels) + list(labels)
+        all_blurs = list(self.blurs) + blurs
         keep = np.ones(len(all_labels), bool)
-        seen: Counter[str] = Counter()
+        seen: Counter[tuple[str, str]] = Counter()
         for i in range(len(all_labels) - 1, -1, -1):
-            seen[all_labels[i]] += 1
-            keep[i] = seen[all_labels[i]] <= MAX_SAMPLES_PER_LETTER
+            # Earlier profiles' samples count with those as photographed.
+            blur = AS_PHOTOGRAPHED if all_blurs[i] == BOXED else all_blurs[i]
+            seen[all_labels[i], blur] += 1
+            keep[i] = seen[all_labels[i], blur] <= (
+                MAX_SAMPLES_PER_LETTER if blur == AS_PHOTOGRAPHED else MAX_BLURRED_PER_LETTER
+            )
         self.glyphs = all_glyphs[keep]
         self.labels = [label for label, k in zip(all_labels, keep, strict=True) if k]
+        self.blurs = [blur for blur, k in zip(all_blurs, keep, strict=True) if k]
+        self._features = None if known_features is None else np.concatenate(
+            [known_features, features(glyphs.astype(np.float32) / 255.0)])[keep]
+        self._stale = True
 
     def extend(self, image: np.ndarray, board_rows: Sequence[str]) -> ExtendReport:
         """Learn from a photo whose board is known (15 rows; lower case = a blank).
@@ -304,12 +402,16 @@ class Profile:
     # ---------------------------------------------------------------- internals
 
     def _learn(self, upright: np.ndarray, known: Mapping[tuple[int, int], str]) -> ExtendReport:
-        from vision.read import glyphs_of
+        import cv2
+
+        from vision.read import SQUARE_PX, glyphs_of
 
         report = ExtendReport()
         squares = sorted(known)
-        found = glyphs_of(upright, squares, tileset=TileSet.named(self.tileset))
+        tiles = TileSet.named(self.tileset)
+        found = glyphs_of(upright, squares, tileset=tiles)
         glyphs, labels = [], []
+        learnt = []
         for square, glyph in zip(squares, found, strict=True):
             letter = known[square]
             is_blank = letter != letter.upper()
@@ -321,12 +423,36 @@ class Profile:
                 continue
             glyphs.append(glyph.normalised)
             labels.append(BLANK if is_blank else letter)
+            learnt.append(square)
             if is_blank:
                 report.blanks += 1
             else:
                 report.letters += 1
-        if glyphs:
-            self.add_samples(np.stack(glyphs), labels)
+        if not glyphs:
+            return report
+        blurs = [AS_PHOTOGRAPHED] * len(glyphs)
+        # The same tiles under each blur a photo may add: only the part of the board that
+        # holds them is blurred and searched (a move's few tiles cost little).
+        rows = [r for r, _ in learnt]
+        cols = [c for _, c in learnt]
+        top, left = min(rows), min(cols)
+        margin = crop_margin_px(SQUARE_PX)
+        part = upright[top * SQUARE_PX : (max(rows) + 1) * SQUARE_PX + 2 * margin,
+                       left * SQUARE_PX : (max(cols) + 1) * SQUARE_PX + 2 * margin]
+        if part.ndim == 3:
+            # Glyphs are found in grey, and a blur commutes with taking grey: one channel to
+            # blur rather than three.
+            part = cv2.cvtColor(part, cv2.COLOR_BGR2GRAY)
+        shifted = [(r - top, c - left) for r, c in learnt]
+        letters = labels[:]
+        for blur in BLURS:
+            for glyph, label in zip(glyphs_of(blur.apply(part, SQUARE_PX), shifted,
+                                              tileset=tiles), letters, strict=True):
+                if glyph is not None:
+                    glyphs.append(glyph.normalised)
+                    labels.append(label)
+                    blurs.append(blur.tag)
+        self.add_samples(np.stack(glyphs), labels, blurs)
         return report
 
     def _refit_occupancy(self, rectified: np.ndarray, rows: Sequence[str], turns: int) -> None:

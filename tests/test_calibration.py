@@ -10,15 +10,17 @@ import numpy as np
 import pytest
 
 from calibration.profile import (
+    MAX_BLURRED_PER_LETTER,
     MAX_SAMPLES_PER_LETTER,
     PROFILE_FILE,
+    SAMPLES_FILE,
     Profile,
     ProfileError,
     parse_board_rows,
     read_board_file,
 )
 from scorer.tiles import TileSet
-from vision.letters import GLYPH_PX
+from vision.letters import AS_PHOTOGRAPHED, BLURS, BOXED, GLYPH_PX, features
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 GAME = SHARED / "data" / "photos" / "scrabscrap-game01"
@@ -100,6 +102,23 @@ def test_samples_capped_per_letter_newest_kept():
         profile.add_samples(np.zeros((1, GLYPH_PX, GLYPH_PX)), ["Ä"])
 
 
+def test_classifier_built_once_until_the_samples_change():
+    profile = Profile(tileset="en")
+    rng = np.random.default_rng(5)
+    profile.add_samples(rng.random((MAX_SAMPLES_PER_LETTER, GLYPH_PX, GLYPH_PX)),
+                        ["E"] * MAX_SAMPLES_PER_LETTER)
+    classifier = profile.classifier()
+    assert profile.classifier() is classifier  # every read reuses it
+    # One more E: the oldest goes, as many samples as before, yet the classifier is new.
+    newest = np.zeros((1, GLYPH_PX, GLYPH_PX))
+    newest[0, 4:20, 10:14] = 1.0
+    profile.add_samples(newest, ["E"])
+    rebuilt = profile.classifier()
+    assert rebuilt is not classifier and len(rebuilt) == len(classifier)
+    assert rebuilt.predict(newest)[0].similarity == pytest.approx(1.0, abs=1e-4)
+    assert profile.classifier() is rebuilt
+
+
 def test_extend_from_real_photos_then_read(tmp_path):
     boards = known_boards()
     from vision.read import read_board
@@ -150,3 +169,73 @@ def test_extend_from_squares_learns_confirmed_tiles():
     assert after["V"] == 1 and after["T"] == 1 and after["N"] == before["N"] + 1
     with pytest.raises(ProfileError, match="smaller than 15 squares"):
         profile.extend_from_squares(rectified[:100], squares, square_px=40, margin=10)
+
+
+def test_profile_of_an_earlier_version_still_loads_and_reads(tmp_path):
+    # Written as profiles were before blurs and glyph formats: glyphs and labels only.
+    boards = known_boards()
+    from vision.letters import boxed
+    from vision.locate import locate_board
+    from vision.read import glyphs_of, rectify_with_margin
+
+    image = photo(14)
+    rect = rectify_with_margin(image, locate_board(image).corners)
+    squares = [(r, c) for r in range(15) for c in range(15) if boards[14][r][c].isupper()]
+    found = glyphs_of(rect, squares)
+    pairs = [(g, boards[14][r][c]) for g, (r, c) in zip(found, squares, strict=True) if g]
+    # The box-scaled binary glyphs earlier versions stored.
+    old = np.round(boxed(np.stack([g.normalised for g, _ in pairs])) * 255).astype(np.uint8)
+    np.savez_compressed(tmp_path / SAMPLES_FILE, glyphs=old,
+                        labels=np.array([y for _, y in pairs], dtype=str))
+    (tmp_path / PROFILE_FILE).write_text(
+        json.dumps({"version": 1, "tileset": "de", "corners": None, "orientation": 0,
+                    "occupancy": None}), encoding="utf-8")
+    profile = Profile.load(tmp_path)
+    assert set(profile.blurs) == {BOXED} and len(profile.labels) == len(pairs)
+    classifier = profile.classifier()
+    later = photo(22)
+    rect = rectify_with_margin(later, locate_board(later).corners)
+    squares = [(r, c) for r in range(15) for c in range(15)
+               if boards[22][r][c].isupper() and boards[22][r][c] in classifier.letters]
+    glyphs = glyphs_of(rect, squares)
+    guesses = classifier.predict(np.stack([g.normalised for g in glyphs if g is not None]))
+    truth = [boards[22][r][c] for (r, c), g in zip(squares, glyphs, strict=True) if g]
+    right = sum(g.letter == y for g, y in zip(guesses, truth, strict=True))
+    assert right / len(truth) >= 0.95
+    # Learning goes on: new samples join the old ones, which count as photographed.
+    profile.add_samples(np.zeros((1, GLYPH_PX, GLYPH_PX)), ["E"])
+    profile.save(tmp_path / "again")
+    assert Profile.load(tmp_path / "again").blurs.count(BOXED) == len(pairs)
+
+
+def test_samples_keep_their_blurs_and_features(tmp_path):
+    profile = Profile(tileset="en")
+    rng = np.random.default_rng(3)
+    glyphs = rng.random((MAX_BLURRED_PER_LETTER + 3, GLYPH_PX, GLYPH_PX))
+    tag = BLURS[5].tag
+    profile.add_samples(glyphs, ["E"] * len(glyphs), [tag] * len(glyphs))
+    profile.add_samples(glyphs[:2], ["E", "E"])
+    # Blurred copies are capped per letter and blur, and are not counted as photographed.
+    assert profile.blurs.count(tag) == MAX_BLURRED_PER_LETTER
+    assert profile.blurs.count(AS_PHOTOGRAPHED) == 2 and profile.counts() == {"E": 2}
+    with pytest.raises(ProfileError, match="not a blur: 'wobbly'"):
+        profile.add_samples(glyphs[:1], ["E"], ["wobbly"])
+    profile.save(tmp_path)
+    loaded = Profile.load(tmp_path)
+    assert loaded.blurs == profile.blurs
+    # Features come saved (half precision), as the classifier would compute them.
+    expected = features(loaded.glyphs.astype(np.float32) / 255.0)
+    np.testing.assert_allclose(loaded._sample_features(), expected, atol=2e-3)
+    assert loaded.classifier().letters == {"E"}
+
+
+def test_extend_learns_each_tile_under_blurs_too():
+    boards = known_boards()
+    profile = Profile(tileset="de")
+    report = profile.extend(photo(3), boards[3])
+    as_photographed = profile.blurs.count(AS_PHOTOGRAPHED)
+    assert as_photographed == report.letters == 12
+    blurred = set(profile.blurs) - {AS_PHOTOGRAPHED}
+    # Nearly every blur finds every tile's glyph again.
+    assert len(blurred) == len(BLURS)
+    assert len(profile.labels) - as_photographed >= 0.9 * len(BLURS) * as_photographed

@@ -18,7 +18,11 @@
 - the newest frame, with the grid the tracker uses, is shown on the camera preview page; when no
   board is found the frame says so;
 - a layout or an empty board captured on the calibration page teaches the pipeline's profile
-  (:meth:`calibration.profile.Profile.extend`) and, with ``--profile``, is saved.
+  (:meth:`calibration.profile.Profile.extend`) and, with ``--profile``, is saved.  Learning
+  takes a second or more (each tile is learnt sharp and blurred), so it is done by a worker
+  thread while frames go on flowing; the pipeline then starts afresh with the new profile and
+  goes on from the view of the board the previous one had settled on, so that clearing the
+  layout away while it learnt is seen as such.
 
 The page is the authority: when it refuses a move the pipeline scored (the game disagrees), the
 pipeline's game is replaced by the page's and the refusal is reported.
@@ -46,6 +50,7 @@ if TYPE_CHECKING:
 
     from calibration.profile import Profile
     from tilecam.pipeline import MoveReport, Pipeline, Question
+    from vision.tracker import Tracker
     from webui.store import GameStore
 
 log = logging.getLogger(__name__)
@@ -56,6 +61,10 @@ PREVIEW_INTERVAL = 0.4
 PREVIEW_QUALITY = 80
 #: Seconds without a failed search after which a lost board counts as found again.
 BOARD_FOUND_AFTER = 3.0
+#: Largest distance (a share of the board's side) between the corners of the view a previous
+#: tracker settled on and those of the new pipeline's tracker for the view to be carried over.
+CARRY_VIEW_TOLERANCE = 1 / 60
+
 #: The store's question kind for each kind of pipeline question.
 QUESTION_KINDS = {
     "blank": "blank_tile",
@@ -190,6 +199,10 @@ class PageLink:
             kind: entry["at"] for kind, entry in self.store.calibration(game_id).items()
         }
         self._pending_profile: Profile | None = None
+        #: captures from the calibration page waiting to be learnt, oldest first, and the
+        #: worker thread learning them (both guarded by :attr:`lock`)
+        self._to_learn: list[dict[str, Any]] = []
+        self._learner: threading.Thread | None = None
         #: calibration layout standing on the board, until the new pipeline is told of it
         self._on_board: list[str] | None = None
         self._last_preview = 0.0
@@ -454,69 +467,106 @@ class PageLink:
     # ------------------------------------------------------------------ calibration
 
     def _check_calibration(self) -> None:
-        """Captures made on the calibration page since the last look teach the profile.
+        """Captures made on the calibration page since the last look are handed to the
+        learning thread (:meth:`_learn_captures`), which teaches them to a copy of the profile.
 
         A captured layout or empty board means the board is being calibrated, not played on:
-        the pipeline starts afresh with the new profile at once, whatever it was making of the
-        calibration tiles (a question about them is closed), and the layout's tiles are
+        once learnt, the pipeline starts afresh with the new profile, whatever it was making of
+        the calibration tiles (a question about them is closed), and the layout's tiles are
         expected to be cleared off before play (their removal is no move).  New corners alone
         are taken between turns."""
-        from calibration.profile import Profile, ProfileError, parse_board_rows
-        from vision.sources import decode_image
-
         saved = self.store.calibration(self.game_id)
         fresh = {kind: entry for kind, entry in saved.items()
                  if entry["at"] > self._calibration_seen.get(kind, 0.0)}
         for kind, entry in fresh.items():
             self._calibration_seen[kind] = entry["at"]
         if fresh:
-            pipeline = self.pipeline
-            profile = self._pending_profile or pipeline.profile or Profile(
-                tileset=pipeline.tileset.code)
-            profile = copy.deepcopy(profile)
-            learnt = False
-            layout: list[str] | None = None
-            if "corners" in fresh:
-                data = fresh["corners"]["data"]
-                profile.corners = _scaled_corners(data, self._frame_size())
-                self.say("tilecam: grid corners taken from the calibration page")
-                learnt = True
-            for kind in ("empty", "layout"):
-                if kind not in fresh or fresh[kind]["image"] is None:
-                    continue
-                image = decode_image(fresh[kind]["image"])
-                rows = (["." * 15] * 15 if kind == "empty"
-                        else fresh[kind]["data"].get("rows", []))
-                try:
-                    rows = parse_board_rows(rows, pipeline.tileset)
-                    if image is None:
-                        raise ProfileError("the captured frame is not a readable image")
-                    report = profile.extend(image, rows)
-                except (ProfileError, ValueError) as exc:
-                    self.say(f"tilecam: the {kind} captured on the calibration page could not "
-                             f"be used: {exc}")
-                    continue
-                learnt = True
-                layout = rows
-                what = ("the empty board" if kind == "empty"
-                        else f"the layout: {report.letters} letters, {report.blanks} blanks")
-                self.say(f"tilecam: calibrated from {what} (calibration page)")
-                if report.disagreements:
-                    squares = ", ".join(f"{chr(65 + c)}{r + 1}:{t}"
-                                        for r, c, t in report.disagreements[:8])
-                    self.say(f"tilecam: no letter seen where the layout has one: {squares}")
-            if learnt:
+            self._to_learn.append(fresh)
+            if self._learner is None:
+                self._learner = threading.Thread(target=self._learn_captures,
+                                                 name="tilecam-calibration")
+                self._learner.start()
+        self._take_profile()
+
+    def _learn_captures(self) -> None:
+        """The learning thread: teaches a copy of the profile each batch of captures, then
+        hands it over (:meth:`_take_profile`) and saves it, until no capture waits.
+
+        The frame loop is never held up by learning: the link's lock is held only to take a
+        batch and the profile to copy, and to hand the learnt profile over."""
+        from calibration.profile import Profile
+
+        while True:
+            with self.lock:
+                if not self._to_learn:
+                    self._learner = None
+                    return
+                fresh = self._to_learn.pop(0)
+                pipeline = self.pipeline
+                profile = copy.deepcopy(self._pending_profile or pipeline.profile or Profile(
+                    tileset=pipeline.tileset.code))
+                frame_size = self._frame_size() if "corners" in fresh else None
+            try:
+                learnt, layout = self._learn(profile, fresh, frame_size)
+            except Exception:  # noqa: BLE001 - the game goes on without this calibration
+                log.exception("learning the calibration page's captures failed")
+                continue
+            if not learnt:
+                continue
+            with self.lock:
                 self._pending_profile = profile
                 if layout is not None:
                     self._on_board = layout
-                if self.profile_dir is not None:
-                    try:
-                        profile.save(self.profile_dir)
-                        self.say(f"tilecam: profile saved in {self.profile_dir}")
-                    except OSError as exc:
-                        self.say(f"tilecam: cannot save the profile in {self.profile_dir}: "
-                                 f"{exc.strerror or exc}")
-        self._take_profile()
+                self._take_profile()
+            if self.profile_dir is not None:
+                try:
+                    profile.save(self.profile_dir)
+                    self.say(f"tilecam: profile saved in {self.profile_dir}")
+                except OSError as exc:
+                    self.say(f"tilecam: cannot save the profile in {self.profile_dir}: "
+                             f"{exc.strerror or exc}")
+
+    def _learn(self, profile: Profile, fresh: dict[str, Any],
+               frame_size: tuple[int, int] | None) -> tuple[bool, list[str] | None]:
+        """Teach ``profile`` one batch of captures (by kind); whether it learnt anything, and
+        the layout standing on the board (None for none)."""
+        from calibration.profile import ProfileError, parse_board_rows
+        from vision.sources import decode_image
+
+        tileset = self.pipeline.tileset
+        learnt = False
+        layout: list[str] | None = None
+        if "corners" in fresh:
+            profile.corners = _scaled_corners(fresh["corners"]["data"], frame_size)
+            self.say("tilecam: grid corners taken from the calibration page")
+            learnt = True
+        for kind in ("empty", "layout"):
+            if kind not in fresh or fresh[kind]["image"] is None:
+                continue
+            image = decode_image(fresh[kind]["image"])
+            rows = (["." * 15] * 15 if kind == "empty"
+                    else fresh[kind]["data"].get("rows", []))
+            try:
+                rows = parse_board_rows(rows, tileset)
+                if image is None:
+                    raise ProfileError("the captured frame is not a readable image")
+                report = profile.extend(image, rows)
+            except (ProfileError, ValueError) as exc:
+                self.say(f"tilecam: the {kind} captured on the calibration page could not "
+                         f"be used: {exc}")
+                continue
+            learnt = True
+            layout = rows
+            what = ("the empty board" if kind == "empty"
+                    else f"the layout: {report.letters} letters, {report.blanks} blanks")
+            self.say(f"tilecam: calibrated from {what} (calibration page)")
+            if report.disagreements:
+                squares = ", ".join(f"{chr(65 + c)}{r + 1}:{t}"
+                                    for r, c, t in report.disagreements[:8])
+                self.say(f"tilecam: no letter seen where the layout has one: {squares}")
+        if learnt:
+            profile.classifier()  # built here rather than at the next frame's first read
+        return learnt, layout
 
     def _take_profile(self) -> None:
         if self._pending_profile is None or self._rebuild is None:
@@ -535,14 +585,19 @@ class PageLink:
         self.pipeline = self._rebuild(self._pending_profile, pipeline)
         self._pending_profile = None
         if self._on_board is not None:
-            self._expect_cleared(self._on_board)
+            self._expect_cleared(self._on_board, pipeline.tracker)
             self._on_board = None
         self._version = self.store.version(self.game_id)
 
-    def _expect_cleared(self, rows: Sequence[str]) -> None:
+    def _expect_cleared(self, rows: Sequence[str], previous: Tracker | None = None) -> None:
         """Tell the new tracker that the layout's tiles stand on the board but belong to no
         move: it takes them as the last move, so that clearing them away is a withdrawal,
-        which the pipeline ignores when the game has no play to withdraw."""
+        which the pipeline ignores when the game has no play to withdraw.
+
+        The new tracker goes on from the view the ``previous`` tracker settled on when that
+        view shows the layout (:meth:`_carry_view`): the new pipeline arrives once the layout
+        is learnt, and the players may have cleared the board by then, which a tracker
+        with no view to compare with would not see."""
         tracker = self.pipeline.tracker
         game_rows = self.pipeline.game.board.rows()
         extra = np.array([[ch != "." and game_rows[r][c] == "." for c, ch in enumerate(row)]
@@ -556,8 +611,33 @@ class PageLink:
             return
         # The tracker keeps squares as the camera sees them: upright rows turned back.
         seen = np.rot90(extra, -tracker.orientation)
+        if previous is not None:
+            self._carry_view(previous, seen)
         tracker.known = tracker.known | seen
         tracker.last_move = {(int(r), int(c)) for r, c in np.argwhere(seen)}
+
+    def _carry_view(self, previous: Tracker, layout: np.ndarray) -> bool:
+        """Give the new pipeline's tracker the settled view of ``previous`` (and its corners)
+        to compare the next frames with, when that view holds every tile of the ``layout``
+        (camera's view) and was taken with the same corners (within
+        :data:`CARRY_VIEW_TOLERANCE`); whether it was given.
+
+        A view without the whole layout is not carried: its tiles may have been cleared away
+        already or not yet been seen, and the new tracker cannot tell which."""
+        tracker = self.pipeline.tracker
+        view = previous.stable
+        if view is None or tracker.stills or previous.stills:
+            return False
+        if not (layout <= previous.known).all():
+            return False
+        if tracker.corners is not None:
+            corners = np.asarray(tracker.corners, np.float64).reshape(4, 2)
+            side = float(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1).mean())
+            if np.abs(corners - view.corners.reshape(4, 2)).max() > CARRY_VIEW_TOLERANCE * side:
+                return False
+        tracker.corners = view.corners.copy()
+        tracker.stable = view
+        return True
 
     def _frame_size(self) -> tuple[int, int] | None:
         jpeg = self.store.frames.latest(self.game_id).jpeg

@@ -6,12 +6,18 @@ squares at once, in crops a little larger than the squares (tiles stand up from 
 the camera sees them shifted by parallax, up to a third of a square near the edges of the
 picture): ink is what is darker than the face right around it, the glyph is the ink component
 of a letter's size in the middle of a face, the digit is told apart and dropped, and the glyph
-is returned normalised to a small square array.  A tile face with no glyph is a blank.
+is returned normalised to a small square array: the shading of its ink and of the fainter ink
+a blur leaves of thin strokes, in a window of fixed size about its centre of ink, so that a
+blurred letter keeps its shape and its scale.  A tile face with no glyph is a blank.
 :func:`extract_glyph` does the same for one crop.
 
 :class:`LetterClassifier` learns the user's own tile set from labelled glyphs: a nearest-
 neighbour search on histogram-of-gradient features of the normalised glyph.  It was chosen over
-raw pixels and templates by measurement on real photos (``bench/eval_scrabscrap.py``).
+raw pixels and templates by measurement on real photos (``bench/eval_scrabscrap.py``).  A
+profile learns each tile as photographed and under each of :data:`BLURS` (a shaken camera, a
+soft focus); the classifier compares a photo's glyphs with the samples of the blurs they match
+(``bench/eval_rendered.py``: rendered photos blurred by up to 7 pixels of motion are read with
+calibration photos taken sharp).
 
 >>> import numpy as np
 >>> clf = LetterClassifier()
@@ -26,7 +32,7 @@ raw pixels and templates by measurement on real photos (``bench/eval_scrabscrap.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -46,10 +52,13 @@ BLANK = "?"
 class Glyph:
     """The glyph found on one tile."""
 
-    #: Normalised glyph, float32 (GLYPH_PX, GLYPH_PX), 1 = ink; the glyph's bounding box is
-    #: centred and scaled so that its longer side fills the array (aspect ratio kept).
+    #: Normalised glyph, float32 (GLYPH_PX, GLYPH_PX), 1 = full ink: the shading of the
+    #: glyph's ink and of the faint ink a blur left of it, in a window of GLYPH_WINDOW squares
+    #: about its centre of ink (see :func:`_shaded_glyphs`); where no shading is left, its
+    #: ink's bounding box centred and scaled to fill the array (aspect ratio kept).
     normalised: np.ndarray
-    #: The glyph's ink at crop resolution, uint8 0/255, cropped to its bounding box.
+    #: The glyph's ink at crop resolution, uint8 0/255, cropped to its bounding box: the part
+    #: above READER_INK_LEVEL, what Tesseract and the other readers of ink are handed.
     ink: np.ndarray
     #: Glyph height as a fraction of the square's side.
     height: float
@@ -130,9 +139,36 @@ MIN_GLYPH_CONTRAST = 0.2
 #: Where a blurred stroke's edge lies, as a share of the glyph's peak contrast (half maximum).
 EDGE_LEVEL = 0.5
 #: Fainter ink joined to a glyph's strokes still belongs to it, down to this share of the peak.
-WEAK_LEVEL = 0.4
+WEAK_LEVEL = 0.3
+#: The same for squares where no glyph stood out at WEAK_LEVEL (a blur ran the letter's
+#: weaker ink into the tile's edge or shadow).
+FALLBACK_WEAK_LEVEL = 0.4
+#: The ink of a glyph handed to the other readers (:attr:`Glyph.ink`: Tesseract, the bar test,
+#: the orientation's lean) stands above this share of the peak, as all of a glyph did before
+#: WEAK_LEVEL was lowered: Tesseract alone read 19 squares of the real game wrong with the
+#: weaker ink, 11 with this (``bench/eval_scrabscrap.py``).
+READER_INK_LEVEL = 0.4
 #: Pixels at least this share of the face's brightness count as face (not board, gap, shadow).
 FACE_LEVEL = 0.72
+#: A blurred stroke's faint spread, down to this share of the peak (and at least
+#: MIN_FAINT_CONTRAST), still shows the glyph's shape: a stroke thinner than the blur keeps only
+#: a fraction of its contrast (a serif letter's thin crossbar under motion blur across it keeps
+#: a quarter to a third), and is lost to the thresholds above while a reader still sees it.
+FAINT_LEVEL = 0.2
+MIN_FAINT_CONTRAST = 0.08
+#: How far (in squares) faint ink is followed from the glyph's strokes: as far as a blur spreads
+#: a stroke, short of the tile's edges.
+FAINT_REACH = 0.3
+#: Share of the peak contrast at which the normalised glyph is full ink: the thick strokes
+#: saturate, so that the faint ones weigh in their shape rather than their depth.
+SATURATION = 0.6
+#: Side of the window, in squares, that the normalised glyph shows around the glyph's centre of
+#: ink: wide enough for a tile's letter, at the same scale for every glyph, so that a blur's
+#: spread changes the glyph's appearance but not its size.
+GLYPH_WINDOW = 0.6
+#: Pixels around a point-value digit taken out of the faint ink, so that its blurred spread
+#: does not join the letter's.
+DIGIT_CLEARANCE = 2
 
 
 def _grey(image: np.ndarray) -> np.ndarray:
@@ -207,13 +243,7 @@ class GlyphFinder:
         count = middle_contrast.shape[1]
         peak = np.partition(middle_contrast, int(0.97 * count), axis=1)[:, int(0.97 * count)]
         peak = peak.astype(np.float32) / 255.0
-        # Hysteresis: a glyph is the ink connected to its strongest strokes, down to a lower
-        # level, so that thin strokes (serifs, a blurred crossbar) stay joined to thick ones.
-        strong_level = np.maximum(MIN_INK_CONTRAST, EDGE_LEVEL * peak) * 255.0
-        weak_level = np.maximum(MIN_INK_CONTRAST, WEAK_LEVEL * peak) * 255.0
-        visible = (peak >= MIN_GLYPH_CONTRAST)[:, None, None]
-        strong = (contrast_crops > strong_level[:, None, None]) & visible
-        ink = (contrast_crops > weak_level[:, None, None]) & visible
+        visible = peak >= MIN_GLYPH_CONTRAST
         face = grey_crops >= (FACE_LEVEL * face_level.astype(np.float32))[:, None, None]
         pad = _closing_kernel(s).shape[0]
         face_mosaic, layout = _mosaic(face.astype(np.uint8), pad)
@@ -223,14 +253,47 @@ class GlyphFinder:
         region = cv2.morphologyEx(face_mosaic, cv2.MORPH_CLOSE, _closing_kernel(s))
         region |= _holes(face_mosaic)
         inner = cv2.erode(region, np.ones((5, 5), np.uint8))
-        # Components only need the crops one pixel apart: a tighter mosaic labels faster.
         inner_stack = _unmosaic(inner, layout, len(squares), side)
+        found = self._pick(contrast_crops, inner_stack, peak, visible, WEAK_LEVEL)
+        # Where a blur ran the weaker ink of a letter into the tile's edge (too large, or off
+        # the face), the letter's ink at the old, stricter level stands alone.
+        again = [i for i, glyph in enumerate(found) if glyph is None and visible[i]]
+        if again:
+            retried = self._pick(contrast_crops[again], inner_stack[again], peak[again],
+                                 visible[again], FALLBACK_WEAK_LEVEL)
+            for i, glyph in zip(again, retried, strict=True):
+                found[i] = glyph
+        return found
+
+    def _pick(self, contrast_crops: np.ndarray, inner_stack: np.ndarray, peak: np.ndarray,
+              visible: np.ndarray, weak_share: float) -> list[Glyph | None]:
+        """The glyphs in crops (N, side, side) of contrast, with where ink may lie in each
+        (``inner_stack``), their peak contrast (0..1) and whether any ink shows at all, the
+        weaker ink taken down to ``weak_share`` of the peak."""
+        s = self.square_px
+        n, side = contrast_crops.shape[:2]
+        # Hysteresis: a glyph is the ink connected to its strongest strokes, down to a lower
+        # level, so that thin strokes (serifs, a blurred crossbar) stay joined to thick ones.
+        strong_level = np.maximum(MIN_INK_CONTRAST, EDGE_LEVEL * peak) * 255.0
+        weak_level = np.maximum(MIN_INK_CONTRAST, weak_share * peak) * 255.0
+        shown = visible[:, None, None]
+        strong = (contrast_crops > strong_level[:, None, None]) & shown
+        ink = (contrast_crops > weak_level[:, None, None]) & shown
+        # Components only need the crops one pixel apart: a tight mosaic labels faster.
         inner_mosaic, tight = _mosaic(inner_stack, 1)
         ink_mosaic, _ = _mosaic(ink.view(np.uint8), 1)
         strong_mosaic, _ = _mosaic(strong.view(np.uint8), 1)
-        return _assemble(ink_mosaic, strong_mosaic, inner_mosaic, tight, len(squares), side,
-                         float(s), self.joined)
-
+        # Faint ink, only where ink may lie: what a blur left of thin strokes.
+        faint_level = np.maximum(MIN_FAINT_CONTRAST, FAINT_LEVEL * peak) * 255.0
+        faint = (contrast_crops > faint_level[:, None, None]) & shown & (inner_stack > 0)
+        faint_mosaic, _ = _mosaic(faint.view(np.uint8), 1)
+        contrast_mosaic, _ = _mosaic(contrast_crops, 1)
+        reader_level = (np.maximum(MIN_INK_CONTRAST, READER_INK_LEVEL * peak) * 255.0
+                        if weak_share < READER_INK_LEVEL else None)
+        shading = _Shading(faint_mosaic, contrast_mosaic, faint_level, peak * 255.0,
+                           reader_level, strong_mosaic)
+        return _assemble(ink_mosaic, strong_mosaic, inner_mosaic, tight, n, side, float(s),
+                         self.joined, shading)
 
     def face_brightness(
         self, squares: Sequence[tuple[int, int]], quarter_turns: int = 0
@@ -285,6 +348,21 @@ class _Layout:
     pad: int
 
 
+@dataclass(frozen=True)
+class _Shading:
+    """What the normalised glyphs are drawn from: the crops' faint ink and contrast (mosaics
+    laid out as the ink's), and each crop's faint level and peak contrast (1/255 steps)."""
+
+    faint: np.ndarray
+    contrast: np.ndarray
+    faint_level: np.ndarray
+    peak: np.ndarray
+    #: Each crop's level (1/255 steps) of the ink handed to the other readers (see
+    #: READER_INK_LEVEL; None: the glyph's own ink), and the strong ink mosaic.
+    reader_level: np.ndarray | None = None
+    strong: np.ndarray | None = None
+
+
 def _mosaic(stack: np.ndarray, pad: int) -> tuple[np.ndarray, _Layout]:
     """The crops (N, side, side) side by side, ``pad`` zero pixels apart."""
     n, side = stack.shape[0], stack.shape[1]
@@ -309,13 +387,14 @@ def _unmosaic(mosaic: np.ndarray, layout: _Layout, n: int, side: int) -> np.ndar
 
 
 def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _Layout, n: int,
-              side: int, s: float, joined: bool = True) -> list[Glyph | None]:
+              side: int, s: float, joined: bool, shading: _Shading) -> list[Glyph | None]:
     """Pick each crop's glyph among the ink components of the mosaic (see :func:`extract_glyph`
     for the rules).
 
-    Components are those of the faint ``ink`` (so that a letter's thin strokes hold together);
-    a letter's holds some ``strong`` ink.  A point-value digit that the faint ink joins to a wide
-    letter is told apart as a small strong piece beside a corner of the letter's main piece.
+    Components are those of the weaker ``ink`` (so that a letter's thin strokes hold together);
+    a letter's holds some ``strong`` ink.  A point-value digit that the weaker ink joins to a
+    wide letter is told apart as a small strong piece beside a corner of the letter's main
+    piece.  The normalised glyph is drawn from the ``shading`` (see :func:`_shaded_glyphs`).
     """
     count, labels, stats, centres = cv2.connectedComponentsWithStats(ink, connectivity=8)
     if count <= 1:
@@ -373,6 +452,8 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
     for k in np.nonzero(small)[0]:
         by_crop.setdefault(int(crop[k]), []).append(int(k))
     out: list[Glyph | None] = []
+    #: (crop, components kept, boxes of the digit's ink) of each glyph found, for the shading.
+    found: list[tuple[int, list[int], list[tuple[int, int, int, int]]]] = []
     for i in range(n):
         g = int(best[i])
         if g < 0:
@@ -427,6 +508,7 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
         centre = np.array([(left + right) / 2, (top + bottom) / 2])
         total = np.zeros(2)
         weight = 0.0
+        digit_ink = list(digit_boxes)
         for bx0, by0, bx1, by1 in digit_boxes:
             size = float((bx1 - bx0) * (by1 - by0))
             total += (np.array([(bx0 + bx1) / 2, (by0 + by1) / 2]) - centre) / s * size
@@ -444,14 +526,102 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
             if 0.2 <= length <= 0.6 and min(abs(offset[0]), abs(offset[1])) >= 0.08:
                 total += offset * area[k]
                 weight += area[k]
+                digit_ink.append((int(x[k]), int(y[k]), int(x[k] + w[k]), int(y[k] + h[k])))
         digit = None if weight == 0 else (float(total[0] / weight), float(total[1] / weight))
+        found.append((i, keep, digit_ink))
+        reader_mask = glyph_mask
+        if shading.reader_level is not None and shading.strong is not None:
+            reader_mask = _reader_ink(
+                glyph_mask,
+                shading.contrast[oy + top : oy + bottom, ox + left : ox + right],
+                shading.strong[oy + top : oy + bottom, ox + left : ox + right],
+                float(shading.reader_level[i]))
         out.append(Glyph(
             normalised=normalise(glyph_mask),
-            ink=glyph_mask.astype(np.uint8) * 255,
+            ink=reader_mask.astype(np.uint8) * 255,
             height=float(bottom - top) / s,
             digit=digit,
             marked=marked,
         ))
+    if found:
+        shaded = _shaded_glyphs(labels, layout, side, s, found, shading,
+                                [out[i].ink.shape for i, _, _ in found])  # type: ignore[union-attr]
+        for (i, _, _), normalised in zip(found, shaded, strict=True):
+            if normalised is not None:
+                out[i] = replace(out[i], normalised=normalised)  # type: ignore[arg-type]
+    return out
+
+
+def _reader_ink(mask: np.ndarray, contrast: np.ndarray, strong: np.ndarray,
+                level: float) -> np.ndarray:
+    """The part of a glyph's ``mask`` whose ``contrast`` stands above ``level`` and is joined
+    there to its ``strong`` ink, cut to its box (the whole mask when none is)."""
+    above = (mask & (contrast > level)).astype(np.uint8)
+    count, labels = cv2.connectedComponents(above, connectivity=8)
+    if count <= 1:
+        return mask
+    anchored = np.zeros(count, bool)
+    anchored[np.unique(labels[(strong > 0) & (above > 0)])] = True
+    anchored[0] = False
+    kept = anchored[labels]
+    ys, xs = np.nonzero(kept)
+    if len(ys) == 0:
+        return mask
+    return kept[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+
+
+def _shaded_glyphs(
+    labels: np.ndarray, layout: _Layout, side: int, s: float,
+    found: list[tuple[int, list[int], list[tuple[int, int, int, int]]]], shading: _Shading,
+    ink_shapes: list[tuple[int, ...]],
+) -> list[np.ndarray | None]:
+    """The normalised glyph of each crop in ``found`` (crop, its kept components, its digit's
+    boxes): the contrast of the glyph's ink and of the faint ink reached from it, scaled so
+    that SATURATION of the crop's peak is full ink, in a window of GLYPH_WINDOW squares (more
+    for a glyph that does not fit, such as two letters) about the centre of that ink, resampled
+    to GLYPH_PX.  ``ink_shapes`` are the shapes of the glyphs' ink boxes.
+
+    The faint ink is followed from the kept components a limited distance (a geodesic
+    dilation), so that it cannot run along a tile's bevel to the far side of the face.
+    """
+    faint = shading.faint.copy()
+    for i, _, boxes in found:
+        oy = layout.pad + (i // layout.columns) * layout.pitch
+        ox = layout.pad + (i % layout.columns) * layout.pitch
+        for x0, y0, x1, y1 in boxes:
+            faint[oy + max(0, y0 - DIGIT_CLEARANCE) : oy + y1 + DIGIT_CLEARANCE,
+                  ox + max(0, x0 - DIGIT_CLEARANCE) : ox + x1 + DIGIT_CLEARANCE] = 0
+    kept = np.zeros(int(labels.max()) + 1, np.uint8)
+    kept[[k for _, keep, _ in found for k in keep]] = 1
+    seeds = kept[labels]
+    reached = seeds.copy()
+    step = np.ones((3, 3), np.uint8)
+    for _ in range(int(round(FAINT_REACH * s))):
+        reached = cv2.dilate(reached, step) & faint
+    reached |= seeds
+    out: list[np.ndarray | None] = []
+    for (i, keep, _), ink_shape in zip(found, ink_shapes, strict=True):
+        oy = layout.pad + (i // layout.columns) * layout.pitch
+        ox = layout.pad + (i % layout.columns) * layout.pitch
+        level, peak = float(shading.faint_level[i]), float(shading.peak[i])
+        shade = shading.contrast[oy : oy + side, ox : ox + side].astype(np.float32) - level
+        np.clip(shade / max(SATURATION * peak - level, 1.0), 0.0, 1.0, out=shade)
+        values = shade * reached[oy : oy + side, ox : ox + side]
+        total = float(values.sum())
+        if total <= 0:
+            out.append(None)
+            continue
+        ys, xs = np.nonzero(values)
+        weights = values[ys, xs]
+        cy, cx = float(ys @ weights) / total, float(xs @ weights) / total
+        # Marks and a second letter joined to the letter widen the window to fit them.
+        window = GLYPH_WINDOW * s if len(keep) == 1 else max(GLYPH_WINDOW * s, 1.1 * max(ink_shape))
+        scale = GLYPH_PX / window
+        # Pixel centres: the window's centre (cx, cy) lands on the array's centre.
+        shift_x = (GLYPH_PX - 1) / 2 - scale * cx
+        shift_y = (GLYPH_PX - 1) / 2 - scale * cy
+        matrix = np.float32([[scale, 0, shift_x], [0, scale, shift_y]])
+        out.append(cv2.warpAffine(values, matrix, (GLYPH_PX, GLYPH_PX), flags=cv2.INTER_LINEAR))
     return out
 
 
@@ -533,22 +703,35 @@ def gradient_histograms(glyphs: np.ndarray) -> np.ndarray:
     """Histograms of oriented gradients (N, CELLS*CELLS*ORIENTATIONS) of glyphs (N, G, G).
 
     Each cell's histogram is weighted by gradient magnitude and the orientation is unsigned
-    (a stroke's two edges vote alike), vectorised over all glyphs at once.
+    (a stroke's two edges vote alike), vectorised over all glyphs at once.  A gradient's vote is
+    shared between the two nearest orientation bins (bin k centred on k * 180 / ORIENTATIONS
+    degrees), so that a stroke leaning a degree either side of upright votes the same.
     """
     n = len(glyphs)
+    per_glyph = CELLS * CELLS * ORIENTATIONS
     gy, gx = np.gradient(glyphs, axis=(1, 2))
-    magnitude = np.hypot(gx, gy)
-    angle = np.mod(np.arctan2(gy, gx), np.pi)
-    bins = np.minimum((angle / np.pi * ORIENTATIONS).astype(np.int64), ORIENTATIONS - 1)
-    cell = GLYPH_PX // CELLS
-    cell_index = (np.arange(GLYPH_PX) // cell)
-    flat_cell = (cell_index[:, None] * CELLS + cell_index[None, :]).ravel()
-    index = (flat_cell[None, :] * ORIENTATIONS + bins.reshape(n, -1))
-    index += (np.arange(n) * CELLS * CELLS * ORIENTATIONS)[:, None]
-    hist = np.bincount(
-        index.ravel(), weights=magnitude.ravel(), minlength=n * CELLS * CELLS * ORIENTATIONS
-    )
+    magnitude = np.hypot(gx, gy).ravel()
+    # Only pixels with a gradient vote: most of a glyph's window is empty face.
+    voting = np.flatnonzero(magnitude)
+    magnitude = magnitude[voting]
+    position = np.arctan2(gy.ravel()[voting], gx.ravel()[voting])
+    position *= ORIENTATIONS / np.pi
+    position[position < 0] += ORIENTATIONS  # unsigned: 0 <= position <= ORIENTATIONS
+    lower = np.minimum(position.astype(np.intp), ORIENTATIONS - 1)
+    upper_vote = magnitude * (position - lower)
+    glyph, pixel = np.divmod(voting, GLYPH_PX * GLYPH_PX)
+    base = _CELL_OF_PIXEL[pixel] + glyph * per_glyph
+    hist = np.bincount(base + lower, weights=magnitude - upper_vote, minlength=n * per_glyph)
+    hist += np.bincount(base + _NEXT_ORIENTATION[lower], weights=upper_vote,
+                        minlength=n * per_glyph)
     return hist.reshape(n, -1).astype(np.float32)
+
+
+_CELL_OF_PIXEL = (
+    (np.arange(GLYPH_PX)[:, None] // (GLYPH_PX // CELLS) * CELLS
+     + np.arange(GLYPH_PX)[None, :] // (GLYPH_PX // CELLS)).ravel() * ORIENTATIONS
+).astype(np.intp)
+_NEXT_ORIENTATION = (np.arange(ORIENTATIONS) + 1) % ORIENTATIONS
 
 
 def features(glyphs: np.ndarray) -> np.ndarray:
@@ -562,9 +745,9 @@ def features(glyphs: np.ndarray) -> np.ndarray:
     if len(glyphs) == 0:
         return np.zeros((0, _feature_size()), np.float32)
     hog = gradient_histograms(glyphs)
-    coarse = np.stack(
-        [cv2.resize(g, (8, 8), interpolation=cv2.INTER_AREA).ravel() for g in glyphs]
-    )
+    # An 8x8 copy: the mean of each 3x3 block.
+    coarse = glyphs.reshape(-1, 8, GLYPH_PX // 8, 8, GLYPH_PX // 8).mean(axis=(2, 4))
+    coarse = coarse.reshape(len(glyphs), 64)
     coarse = coarse - coarse.mean(axis=1, keepdims=True)
     hog /= np.linalg.norm(hog, axis=1, keepdims=True) + 1e-6
     coarse /= np.linalg.norm(coarse, axis=1, keepdims=True) + 1e-6
@@ -577,8 +760,118 @@ def _feature_size() -> int:
     return CELLS * CELLS * ORIENTATIONS + 64
 
 
+#: Changes whenever :func:`features` computes something else: features saved with a profile
+#: are only used while it is the same.
+FEATURES_VERSION = 2
+
+
+#: Blur tag of samples as photographed.
+AS_PHOTOGRAPHED = ""
+#: Blur tag of samples from profiles made before glyphs were drawn from their shading: binary
+#: ink scaled to its own box (see :func:`boxed`).
+BOXED = "boxed"
+#: Similarity (mean over a photo's glyphs) by which a blur may trail the blur that the photo's
+#: glyphs match best and still be compared with: the blurs far from the photo's own are left
+#: out (measured on rendered photos: a margin of 0.01 to 1 changes a few letters in a thousand,
+#: 0.2 did best).
+BLUR_MATCH_MARGIN = 0.2
+#: Glyphs drawn from their shading (smooth, at one scale) match their own letter's samples far
+#: more closely than box-scaled binary ones did, and other letters a little more closely: their
+#: features' distances (1 - cosine) are multiplied by this, so that similarities and
+#: confidences keep the meaning they had (well above 0.8 only for a letter learnt).
+SIMILARITY_STRETCH = 3.0
+
+
+@dataclass(frozen=True)
+class Blur:
+    """A blur that a photo may give the tiles, in squares of the rectified board: a straight
+    motion of ``motion`` squares in direction ``angle`` (degrees, x toward y), or a defocus
+    of Gaussian sigma ``defocus``.
+
+    >>> Blur(motion=0.15, angle=45).tag
+    'motion 0.15 45'
+    >>> Blur.parse("defocus 0.04")
+    Blur(motion=0.0, angle=0.0, defocus=0.04)
+    """
+
+    motion: float = 0.0
+    angle: float = 0.0
+    defocus: float = 0.0
+
+    @property
+    def tag(self) -> str:
+        """How samples blurred this way are labelled in a profile."""
+        if self.motion:
+            return f"motion {self.motion:g} {self.angle:g}"
+        return f"defocus {self.defocus:g}"
+
+    @classmethod
+    def parse(cls, tag: str) -> Blur:
+        """The blur of a :attr:`tag`."""
+        words = tag.split()
+        try:
+            if words[0] == "motion" and len(words) == 3:
+                return cls(motion=float(words[1]), angle=float(words[2]))
+            if words[0] == "defocus" and len(words) == 2:
+                return cls(defocus=float(words[1]))
+        except (IndexError, ValueError):
+            pass
+        raise ValueError(f"not a blur: {tag!r}")
+
+    def apply(self, image: np.ndarray, square_px: int) -> np.ndarray:
+        """``image`` (a rectified board of ``square_px`` squares) blurred this way."""
+        if self.defocus:
+            return cv2.GaussianBlur(image, (0, 0), self.defocus * square_px)
+        length = self.motion * square_px
+        reach = int(np.ceil(length / 2)) + 1
+        kernel = np.zeros((2 * reach + 1, 2 * reach + 1), np.float32)
+        dx = np.cos(np.radians(self.angle)) * length / 2
+        dy = np.sin(np.radians(self.angle)) * length / 2
+        # A line drawn with sub-pixel ends (4 fractional bits), antialiased.
+        ends = [(int(round((reach + sx * dx) * 16)), int(round((reach + sx * dy) * 16)))
+                for sx in (-1, 1)]
+        cv2.line(kernel, ends[0], ends[1], 1.0, 1, cv2.LINE_AA, 4)
+        return cv2.filter2D(image, -1, kernel / kernel.sum())
+
+
+#: The blurs that calibration samples are also learnt under: a camera held by hand, or tiles
+#: read from a video while the board is touched, move a few pixels (at 1280x720 a square is 25
+#: to 40 pixels: motion of 2 to 7 pixels is 0.05 to 0.28 squares), and focus is not always
+#: right.  Eight directions, so that every motion lies within 11 degrees of one.
+BLURS: tuple[Blur, ...] = tuple(
+    Blur(motion=length, angle=angle)
+    for length in (0.08, 0.15, 0.21, 0.27)
+    for angle in (0, 22.5, 45, 67.5, 90, 112.5, 135, 157.5)
+) + tuple(Blur(defocus=sigma) for sigma in (0.02, 0.04, 0.06))
+
+
+def boxed(glyphs: np.ndarray) -> np.ndarray:
+    """Normalised glyphs (N, G, G) as profiles made before version 2 kept them: their ink (half
+    of full ink and more) cut to its box and scaled to fill the array, aspect ratio kept.
+
+    >>> g = np.zeros((1, GLYPH_PX, GLYPH_PX), np.float32); g[0, 4:20, 10:14] = 1
+    >>> b = boxed(g)[0]
+    >>> float(b[:, 12].min()), float(b[:, 2].max())
+    (1.0, 0.0)
+    """
+    out = np.zeros((len(glyphs), GLYPH_PX, GLYPH_PX), np.float32)
+    for i, glyph in enumerate(glyphs):
+        ys, xs = np.nonzero(glyph >= 0.5)
+        if len(ys):
+            out[i] = normalise(glyph[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1] >= 0.5)
+    return out
+
+
 class LetterClassifier:
     """Nearest-neighbour letter classifier over the user's own labelled glyphs.
+
+    Samples may be tagged with the blur they were learnt under (:class:`Blur` tags; untagged
+    samples are as photographed).  The glyphs of one photo share its blur, so each call to
+    :meth:`predict` first finds the blurs whose samples the glyphs match best on the whole, and
+    compares each glyph with those samples only: a letter whose
+    thin strokes a blur has all but wiped out (a T's crossbar) is then not taken for the
+    letter it now resembles (I) under another blur.  Samples tagged :data:`BOXED` (from older
+    profiles) are compared with the glyphs scaled to their box as those were.
 
     Confidence compares the best class's similarity with the best other class's: two letters
     that look alike to the classifier give a low confidence, and a glyph unlike every sample
@@ -589,7 +882,13 @@ class LetterClassifier:
         self._features = np.zeros((0, _feature_size()), np.float32)
         self._labels: np.ndarray = np.zeros(0, dtype=object)
         self._classes: list[str] = []
-        self._class_starts = np.zeros(0, np.int64)
+        self._blurs: list[str] = []
+        #: Samples are sorted by (blur, letter); where each (blur, letter) run starts, and its
+        #: blur's and letter's indices.
+        self._run_starts = np.zeros(0, np.int64)
+        self._run_blur = np.zeros(0, np.int64)
+        self._run_class = np.zeros(0, np.int64)
+        self._boxed = np.zeros(0, bool)
 
     @property
     def letters(self) -> set[str]:
@@ -599,34 +898,98 @@ class LetterClassifier:
     def __len__(self) -> int:
         return len(self._labels)
 
-    def fit(self, glyphs: np.ndarray, labels: Sequence[str]) -> None:
-        """Learn from normalised glyphs (N, GLYPH_PX, GLYPH_PX) and their letters."""
+    def fit(self, glyphs: np.ndarray, labels: Sequence[str],
+            blurs: Sequence[str] | None = None,
+            sample_features: np.ndarray | None = None) -> None:
+        """Learn from normalised glyphs (N, GLYPH_PX, GLYPH_PX) and their letters, each learnt
+        under a blur (its tag; :data:`AS_PHOTOGRAPHED` when ``blurs`` is not given).
+        ``sample_features``, the glyphs' :func:`features` computed before, saves computing
+        them again."""
         glyphs = np.asarray(glyphs, np.float32).reshape(-1, GLYPH_PX, GLYPH_PX)
         if len(glyphs) != len(labels):
             raise ValueError(f"{len(glyphs)} glyphs but {len(labels)} labels")
-        order = np.argsort(np.array(list(labels), dtype=str), kind="stable")
-        self._features = features(glyphs)[order]
+        blurs = [AS_PHOTOGRAPHED] * len(labels) if blurs is None else list(blurs)
+        if len(blurs) != len(labels):
+            raise ValueError(f"{len(blurs)} blurs but {len(labels)} labels")
+        if sample_features is None:
+            sample_features = features(glyphs)
+        elif sample_features.shape != (len(glyphs), _feature_size()):
+            raise ValueError(f"features {sample_features.shape} do not match {len(glyphs)} "
+                             f"glyphs of {_feature_size()} features")
+        self._classes = sorted(set(labels))
+        self._blurs = sorted(set(blurs))
+        class_index = {label: i for i, label in enumerate(self._classes)}
+        blur_index = {blur: i for i, blur in enumerate(self._blurs)}
+        class_of = np.array([class_index[x] for x in labels], np.int64)
+        blur_of = np.array([blur_index[x] for x in blurs], np.int64)
+        key = blur_of * max(1, len(self._classes)) + class_of
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        self._features = np.asarray(sample_features, np.float32)[order]
+        # Older profiles' samples are box-scaled binary ink: glyphs are scaled so to meet them.
+        self._boxed = blur_of[order] == blur_index.get(BOXED, -1)
         self._labels = np.array(list(labels), dtype=object)[order]
-        self._classes, self._class_starts = _runs(self._labels)
+        starts = np.flatnonzero(np.diff(key, prepend=-1)) if len(key) else np.zeros(0, np.int64)
+        self._run_starts = starts.astype(np.int64)
+        self._run_blur = blur_of[order][starts]
+        self._run_class = class_of[order][starts]
 
     def similarities(self, glyphs: np.ndarray) -> np.ndarray:
-        """Cosine similarity (N, samples) of each glyph to each learnt sample."""
-        return features(glyphs) @ self._features.T
+        """Similarity (N, samples) of each glyph to each learnt sample: the cosine of their
+        features, stretched (see :data:`SIMILARITY_STRETCH`) but for :data:`BOXED` samples."""
+        glyphs = np.asarray(glyphs, np.float32).reshape(-1, GLYPH_PX, GLYPH_PX)
+        sims = 1.0 - SIMILARITY_STRETCH * (1.0 - features(glyphs) @ self._features.T)
+        if self._boxed.any():
+            sims[:, self._boxed] = features(boxed(glyphs)) @ self._features[self._boxed].T
+        return sims
 
     def predict(self, glyphs: np.ndarray | Iterable[np.ndarray]) -> list[LetterGuess]:
-        """A letter and a confidence for each normalised glyph."""
+        """A letter and a confidence for each normalised glyph (the glyphs of one photo)."""
         glyphs = np.asarray(list(glyphs) if not isinstance(glyphs, np.ndarray) else glyphs)
         if len(glyphs) == 0:
             return []
         if len(self._labels) == 0:
             return [LetterGuess(BLANK, 0.0) for _ in range(len(glyphs))]
+        best, own, rival = self.nearest(glyphs)
+        return [
+            LetterGuess(letter, _confidence(float(o), float(r)), float(o))
+            for letter, o, r in zip(best, own, rival, strict=True)
+        ]
+
+    def ranking(self, glyphs: np.ndarray) -> list[list[str]]:
+        """For normalised glyphs (N, GLYPH_PX, GLYPH_PX) of one photo, every learnt letter,
+        likeliest first (by the nearest sample of the blurs the photo matches).
+
+        >>> clf = LetterClassifier()
+        >>> bar = np.zeros((GLYPH_PX, GLYPH_PX), np.float32); bar[2:-2, 10:14] = 1
+        >>> tee = bar.copy(); tee[2:5, 3:-3] = 1
+        >>> clf.fit(np.stack([bar, tee]), ["I", "T"])
+        >>> clf.ranking(np.stack([tee]))
+        [['T', 'I']]
+        """
+        glyphs = np.asarray(glyphs, np.float32).reshape(-1, GLYPH_PX, GLYPH_PX)
+        if len(glyphs) == 0 or len(self._labels) == 0:
+            return [[] for _ in range(len(glyphs))]
+        order = np.argsort(-self._per_class(glyphs), axis=1, kind="stable")
+        return [[self._classes[i] for i in row] for row in order]
+
+    def _per_class(self, glyphs: np.ndarray) -> np.ndarray:
+        """Similarity (N, letters) of each glyph to each letter's nearest sample, among the
+        blurs the glyphs match (-2 for a letter with no sample there)."""
         sims = self.similarities(glyphs)
-        # Best sample per class (1-nearest neighbour per letter): a letter seen once must win
-        # against a letter seen fifty times when its one sample is the closest.  Samples are
-        # kept sorted by letter, so each letter's best is one reduction over its run.
-        per_class = np.maximum.reduceat(sims, self._class_starts, axis=1)
-        classes = self._classes
-        if len(classes) > 1:
+        # Best sample per (blur, letter): a letter seen once must win against a letter seen
+        # fifty times when its one sample is the closest.
+        runs = np.maximum.reduceat(sims, self._run_starts, axis=1)
+        table = np.full((len(glyphs), len(self._blurs), len(self._classes)), -2.0, np.float32)
+        table[:, self._run_blur, self._run_class] = runs
+        allowed = self._blurs_allowed(table.max(axis=2))
+        return table[:, allowed].max(axis=1)
+
+    def nearest(self, glyphs: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """For normalised glyphs (N, GLYPH_PX, GLYPH_PX) of one photo, the nearest letter of
+        each, its similarity and the nearest other letter's (-2 when there is none)."""
+        per_class = self._per_class(np.asarray(glyphs, np.float32).reshape(-1, GLYPH_PX, GLYPH_PX))
+        if len(self._classes) > 1:
             top2 = np.argpartition(-per_class, 1, axis=1)[:, :2]
             first = np.take_along_axis(per_class, top2, axis=1)
             swap = first[:, 1] > first[:, 0]
@@ -635,11 +998,18 @@ class LetterClassifier:
             rival = np.min(first, axis=1)
         else:
             best = np.zeros(len(per_class), np.int64)
-            own, rival = per_class[:, 0], np.zeros(len(per_class))
-        return [
-            LetterGuess(classes[b], _confidence(float(o), float(r)), float(o))
-            for b, o, r in zip(best, own, rival, strict=True)
-        ]
+            own, rival = per_class[:, 0], np.full(len(per_class), -2.0, np.float32)
+        return [self._classes[b] for b in best], own, rival
+
+    def _blurs_allowed(self, per_blur: np.ndarray) -> np.ndarray:
+        """Which blurs' samples the glyphs are compared with, from each glyph's best
+        similarity under each blur (N, blurs): those whose mean is within BLUR_MATCH_MARGIN
+        of the best mean (as photographed is one of them), and always older profiles'."""
+        score = per_blur.mean(axis=0)
+        allowed = score >= score.max() - BLUR_MATCH_MARGIN
+        if BOXED in self._blurs:
+            allowed[self._blurs.index(BOXED)] = True
+        return allowed
 
 
 def _runs(sorted_labels: np.ndarray) -> tuple[list[str], np.ndarray]:
