@@ -121,6 +121,9 @@ class ExtendReport:
     blanks: int = 0
     #: Squares of the known board that held a letter but showed no glyph, or the reverse.
     disagreements: list[tuple[int, int, str]] = field(default_factory=list)
+    #: The samples learnt from each square (as photographed and under each blur), uint8 as
+    #: the profile keeps them: what :meth:`Profile.relabel` takes when a tile was misnamed.
+    samples: dict[tuple[int, int], list[np.ndarray]] = field(default_factory=dict)
 
 
 @dataclass
@@ -294,10 +297,7 @@ class Profile:
         ``blurs`` (:class:`vision.letters.Blur` tags; as photographed when not given), oldest
         dropped first beyond :data:`MAX_SAMPLES_PER_LETTER` of one label as photographed and
         :data:`MAX_BLURRED_PER_LETTER` of one label and blur."""
-        glyphs = np.asarray(glyphs)
-        if glyphs.dtype != np.uint8:
-            glyphs = np.clip(np.round(glyphs * 255.0), 0, 255).astype(np.uint8)
-        glyphs = glyphs.reshape(-1, GLYPH_PX, GLYPH_PX)
+        glyphs = _as_samples(glyphs)
         if len(glyphs) != len(labels):
             raise ProfileError(f"{len(glyphs)} glyphs but {len(labels)} labels")
         blurs = [AS_PHOTOGRAPHED] * len(labels) if blurs is None else list(blurs)
@@ -445,15 +445,42 @@ class Profile:
             part = cv2.cvtColor(part, cv2.COLOR_BGR2GRAY)
         shifted = [(r - top, c - left) for r, c in learnt]
         letters = labels[:]
+        owners = learnt[:]
         for blur in BLURS:
-            for glyph, label in zip(glyphs_of(blur.apply(part, SQUARE_PX), shifted,
-                                              tileset=tiles), letters, strict=True):
+            for glyph, label, square in zip(glyphs_of(blur.apply(part, SQUARE_PX), shifted,
+                                                      tileset=tiles), letters, learnt,
+                                            strict=True):
                 if glyph is not None:
                     glyphs.append(glyph.normalised)
                     labels.append(label)
                     blurs.append(blur.tag)
-        self.add_samples(np.stack(glyphs), labels, blurs)
+                    owners.append(square)
+        stacked = _as_samples(np.stack(glyphs))
+        self.add_samples(stacked, labels, blurs)
+        for square, sample in zip(owners, stacked, strict=True):
+            report.samples.setdefault(square, []).append(sample)
         return report
+
+    def relabel(self, samples: Sequence[np.ndarray], was: str, letter: str) -> int:
+        """Name ``letter`` the kept samples among ``samples`` (as an :class:`ExtendReport`
+        gives them) that were learnt as ``was``: a tile found misread after it was learnt
+        (``BLANK`` for a blank).  Returns how many changed; samples since dropped are skipped.
+
+        >>> profile = Profile(tileset="en")
+        >>> glyph = np.zeros((GLYPH_PX, GLYPH_PX), np.uint8); glyph[4:-4, 8:-8] = 255
+        >>> profile.add_samples(glyph[None], ["O"])
+        >>> profile.relabel([glyph], "O", "Q"), profile.labels
+        (1, ['Q'])
+        """
+        wanted = {np.ascontiguousarray(s, np.uint8).tobytes() for s in samples}
+        changed = 0
+        for i, label in enumerate(self.labels):
+            if label == was and self.glyphs[i].tobytes() in wanted:
+                self.labels[i] = letter
+                changed += 1
+        if changed:
+            self._stale = True
+        return changed
 
     def _refit_occupancy(self, rectified: np.ndarray, rows: Sequence[str], turns: int) -> None:
         """Add the photo (whose tiles stand upright after ``turns`` counter-clockwise quarter
@@ -513,6 +540,14 @@ class Profile:
             right = (a.letter == letter for a, (_, letter) in zip(answers, pairs, strict=True))
             scores.append(sum(right))
         return candidates[int(np.argmax(scores))]
+
+
+def _as_samples(glyphs: np.ndarray) -> np.ndarray:
+    """Normalised glyphs (float 0..1, or uint8 already) as the profile keeps them."""
+    glyphs = np.asarray(glyphs)
+    if glyphs.dtype != np.uint8:
+        glyphs = np.clip(np.round(glyphs * 255.0), 0, 255).astype(np.uint8)
+    return glyphs.reshape(-1, GLYPH_PX, GLYPH_PX)
 
 
 def _squares_of(rows: Sequence[str]) -> dict[tuple[int, int], str]:

@@ -239,3 +239,27 @@ def test_extend_learns_each_tile_under_blurs_too():
     # Nearly every blur finds every tile's glyph again.
     assert len(blurred) == len(BLURS)
     assert len(profile.labels) - as_photographed >= 0.9 * len(BLURS) * as_photographed
+
+
+def test_a_tile_found_misread_after_it_was_learnt_is_renamed_in_the_profile():
+    # Real game, move 2: V(I)TEN.  Say the V had been confirmed as a U and learnt so; when the
+    # misread is found, every sample that tile gave (as photographed and blurred) is renamed.
+    boards = known_boards()
+    from vision.locate import locate_board
+    from vision.rectify import rectify
+
+    profile = Profile(tileset="de")
+    profile.extend(photo(1), boards[1])
+    image = photo(2)
+    rectified = rectify(image, locate_board(image).corners, square_px=40, margin=10)
+    report = profile.extend_from_squares(
+        rectified, {(6, 4): "U", (8, 4): "T", (9, 4): "E", (10, 4): "N"}, 40, 10)
+    samples = report.samples[(6, 4)]
+    assert len(samples) > 10  # as photographed, and under most blurs
+    labels_before = list(profile.labels)
+    assert profile.relabel(samples, "U", "V") == len(samples)
+    assert "U" not in profile.labels and profile.labels.count("V") == len(samples)
+    changed = [a for a, b in zip(labels_before, profile.labels, strict=True) if a != b]
+    assert len(changed) == len(samples)  # the other tiles' samples are untouched
+    assert profile.classifier().predict(samples[0][None].astype(np.float32) / 255)[0].letter == "V"
+    assert profile.relabel(samples, "U", "V") == 0  # nothing learnt as U is left

@@ -472,3 +472,28 @@ def test_without_a_word_list_the_players_say_which_earlier_tile_was_misread(read
     [report] = pipeline.answer(question.id, "E")
     assert report.word == "(T)I" and pipeline.game.board[Square.parse("H8")] == "E"
     assert pipeline.game.scores == [10, report.score]
+
+
+def test_a_confirmed_move_is_learnt_off_the_frame_loop(rendered_profile, monkeypatch):
+    # Each tile is learnt under many blurs (about a tenth of a second a move): a thread of its
+    # own does it, and the next read waits for it.
+    import copy
+    import threading
+
+    profile = copy.deepcopy(rendered_profile)
+    zs_before = profile.labels.count("Z")
+    threads: list[str] = []
+    learn = Profile.extend_from_squares
+
+    def spied(self, *args, **kwargs):
+        threads.append(threading.current_thread().name)
+        return learn(self, *args, **kwargs)
+
+    monkeypatch.setattr(Profile, "extend_from_squares", spied)
+    pipeline = Pipeline(["ann", "ben"], profile=profile, lexicon=Lexicon.default(), stills=True)
+    [move] = pipeline.feed(*still(ZEBRA, 1))
+    assert move.word == "ZEBRa"
+    pipeline.finish_learning()
+    assert threads and all(name.startswith("tilecam-learn") for name in threads), threads
+    assert profile.labels.count("Z") > zs_before
+    assert Square(7, 3) in pipeline._learnt  # kept to rename if the Z proves misread

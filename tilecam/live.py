@@ -503,6 +503,7 @@ class PageLink:
                     return
                 fresh = self._to_learn.pop(0)
                 pipeline = self.pipeline
+                pipeline.finish_learning()  # the moves it is learning from are in the copy
                 profile = copy.deepcopy(self._pending_profile or pipeline.profile or Profile(
                     tileset=pipeline.tileset.code))
                 frame_size = self._frame_size() if "corners" in fresh else None

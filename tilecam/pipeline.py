@@ -46,6 +46,7 @@ import logging
 import time as _time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -273,8 +274,11 @@ class Pipeline:
         self._reads: dict[Square, _Read] = {}
         #: tiles this pipeline laid, as read (for finding an earlier misread later)
         self._laid: dict[Square, _Laid] = {}
-        #: the profile's samples as the classifier's features (built when first needed)
-        self._samples: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        #: confirmed moves being learnt by the learning thread (see :meth:`finish_learning`)
+        self._learner: ThreadPoolExecutor | None = None
+        self._learning: list[Future[None]] = []
+        #: the samples each laid tile taught the profile (to rename them if it was misread)
+        self._learnt: dict[Square, list[np.ndarray]] = {}
         self._queue: list[TrackEvent] = []
         self._held: tuple[Any, ...] | None = None
         self._heights: list[float] = []
@@ -297,8 +301,30 @@ class Pipeline:
         return self._handle(self.tracker.update(time, frame))
 
     def finish(self, time: float = 0.0) -> list[MoveReport]:
-        """The source ended: the provisional move is committed."""
-        return self._handle(self.tracker.finish(time))
+        """The source ended: the provisional move is committed (and learnt from)."""
+        reports = self._handle(self.tracker.finish(time))
+        self.finish_learning()
+        return reports
+
+    def finish_learning(self) -> None:
+        """Wait until the confirmed moves are learnt.
+
+        A confirmed move's tiles teach the profile in a learning thread (each tile is learnt
+        under many blurs: about a tenth of a second for a move), so that frames never wait
+        for it.  The profile is touched by nothing else until the next read, which waits here
+        first (moves are seconds apart, so it seldom waits at all); so must anyone who copies
+        or saves the profile.
+        """
+        pending, self._learning = self._learning, []
+        for future in pending:
+            future.result()
+
+    def _classifier(self) -> Any:
+        """The profile's classifier with every confirmed move learnt (None without one)."""
+        if self.profile is None:
+            return None
+        self.finish_learning()
+        return self.profile.classifier()
 
     def commit(self, time: float = 0.0) -> list[MoveReport]:
         """Commit the provisional move now (a player pressed the clock)."""
@@ -409,7 +435,7 @@ class Pipeline:
 
         started = _time.perf_counter()
         rectified = rectify_with_margin(event.frame, event.corners)
-        classifier = self.profile.classifier() if self.profile is not None else None
+        classifier = self._classifier()
         if self.orientation is None:
             occupied, _ = occupancy_of(inner(rectified), self.profile)
             self.orientation = find_orientation(rectified, occupied, classifier, self.tesseract)
@@ -466,7 +492,7 @@ class Pipeline:
             self._determined(tiles, square) == tiles[square] for square in unchecked
         ):
             return  # no other letter would make the words valid
-        classifier = self.profile.classifier() if self.profile is not None else None
+        classifier = self._classifier()
         glyphs = [self._reads[sq].glyphs[sq] for sq in unchecked]
         guesses, _ = read_letters(glyphs, classifier, self.tesseract, None)
         for square, glyph, guess in zip(unchecked, glyphs, guesses, strict=True):
@@ -1193,6 +1219,7 @@ class Pipeline:
                 + ", ".join(f"{self.name(c.square)} is {c.letter}, not {c.was}" for c in fixed))
         for correction in todo:
             laid = self._laid[correction.square]
+            self._relabel(correction.square, laid.letter, correction.letter)
             laid.letter = correction.letter
             laid.confirmed = any(q.square == correction.square and q.answer is not None
                                  for q in state.questions)
@@ -1252,24 +1279,13 @@ class Pipeline:
         return ranking is None or letter in ranking[:PLAUSIBLE_RANK]
 
     def _classifier_ranking(self, glyph: Any) -> list[str] | None:
-        """The profile's letters, likeliest first for ``glyph``: each by its nearest learnt
-        sample, as the calibrated classifier judges (None without samples)."""
-        from vision.letters import features
-
-        profile = self.profile
-        if profile is None or not profile.labels:
+        """The profile's letters, likeliest first for ``glyph``, as the calibrated classifier
+        judges them (None without samples)."""
+        classifier = self._classifier()
+        if classifier is None or len(classifier) == 0:
             return None
-        if self._samples is None or self._samples[0] is not profile.glyphs:
-            labels = np.array(profile.labels, dtype=object)
-            letters, which = np.unique(labels.astype(str), return_inverse=True)
-            self._samples = (profile.glyphs, features(profile.glyphs.astype(np.float32) / 255.0),
-                             letters, which)
-        _, learnt, letters, which = self._samples
-        similarity = learnt @ features(glyph.normalised[None].astype(np.float32))[0]
-        best = np.full(len(letters), -np.inf)
-        np.maximum.at(best, which, similarity)
-        order = np.argsort(-best, kind="stable")
-        return [str(letters[i]) for i in order if letters[i] != BLANK]
+        [ranking] = classifier.ranking(glyph.normalised[None])
+        return [letter for letter in ranking if letter != BLANK]
 
     def _second_readings(self, squares: Sequence[Square]) -> dict[Square, str]:
         """Tesseract's letters for this turn's squares (one call for those not asked yet;
@@ -1433,22 +1449,18 @@ class Pipeline:
             ):
                 self._heights.append(height)
         if self.learn and self.profile is not None:
-            from vision.letters import crop_margin_px
-            from vision.read import SQUARE_PX
-
             batches: dict[int, tuple[_Read, dict[Square, str]]] = {}
             for square in state.squares:
                 read = self._reads.get(square)
                 if read is None or square not in placed:
                     continue
                 batches.setdefault(id(read), (read, {}))[1][square] = placed[square]
-            for read, known in batches.values():
-                try:
-                    self.profile.extend_from_squares(
-                        read.rectified, known, SQUARE_PX, crop_margin_px(SQUARE_PX)
-                    )
-                except ValueError as exc:  # ProfileError: nothing learnt, nothing lost
-                    log.warning("could not learn from the move: %s", exc)
+            if batches:
+                if self._learner is None:
+                    self._learner = ThreadPoolExecutor(1, thread_name_prefix="tilecam-learn")
+                self._learning.append(self._learner.submit(
+                    self._learn_tiles, self.profile,
+                    [(read.rectified, known) for read, known in batches.values()]))
         given = {q.square for q in state.questions if q.kind in ("blank", "letter")
                  and q.answer is not None and q.square in placed}
         given_all = any(q.kind == "placement" and q.answer is not None
@@ -1467,6 +1479,40 @@ class Pipeline:
             self._reads.pop(square, None)
         if len(self.game.events) % 3 == 0:
             self.tracker.refit_occupancy(self._base_occupancy)
+
+
+    def _learn_tiles(self, profile: Profile,
+                     batches: list[tuple[np.ndarray, dict[Square, str]]]) -> None:
+        """The learning thread's work (see :meth:`finish_learning`): a confirmed move's tiles
+        into the profile, and the classifier built for the next read."""
+        from vision.letters import crop_margin_px
+        from vision.read import SQUARE_PX
+
+        try:
+            for rectified, known in batches:
+                try:
+                    report = profile.extend_from_squares(
+                        rectified, known, SQUARE_PX, crop_margin_px(SQUARE_PX))
+                except ValueError as exc:  # ProfileError: nothing learnt, nothing lost
+                    log.warning("could not learn from the move: %s", exc)
+                    continue
+                for (row, col), samples in report.samples.items():
+                    self._learnt[Square(row, col)] = samples
+            profile.classifier()
+        except Exception:  # noqa: BLE001 - the game goes on with the profile as it was
+            log.exception("learning from a confirmed move failed")
+
+    def _relabel(self, square: Square, was: str, letter: str) -> None:
+        """The profile learnt the tile on ``square`` as ``was``; it is ``letter``."""
+        samples = self._learnt.get(square)
+        if self.profile is None or not samples:
+            return
+        self.finish_learning()
+        label = BLANK if letter.islower() else letter
+        old = BLANK if was.islower() else was
+        if label != old:
+            changed = self.profile.relabel(samples, old, label)
+            log.info("%s: %d samples learnt as %s renamed %s", square, changed, old, label)
 
 
 @dataclass

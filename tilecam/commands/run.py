@@ -263,6 +263,7 @@ def run(args: argparse.Namespace) -> int:
         relay_thread.join(timeout=3)
         server.stop()
         store.close()
+        link.pipeline.finish_learning()
         _keep_learnt(link.pipeline.profile, args.profile, samples_at_start)
     return 0
 
