@@ -322,22 +322,25 @@ def orientation_of_glyphs(
 ) -> int:
     """Counter-clockwise quarter turns that make the tiles of these glyphs upright.
 
-    The glyphs were found in the picture as it stands.  Capital letters are taller than wide,
-    which tells the axis (:func:`orientation_votes`).  Along it the evidence is weighed
-    together, no cue deciding alone: with a calibrated classifier, the glyphs' mean
-    similarity to the user's own (upright) glyphs, and where that leaves the two likeliest
-    turns close, the uncalibrated evidence too; without one, Tesseract's reading of a sample
-    in each turn, the letters' lean to the left and the point-value digits at the lower right
-    (:func:`orientation_scores`).
+    The glyphs were found in the picture as it stands.  With a calibrated classifier all four
+    turns are weighed by the glyphs' mean similarity to the user's own (upright) glyphs, and
+    where that leaves the two likeliest turns close, by the uncalibrated evidence too.
+    Without one, capital letters being taller than wide tells the axis first
+    (:func:`orientation_votes`), and along it Tesseract's reading of a sample in each turn,
+    the letters' lean to the left and the point-value digits at the lower right are weighed
+    together (:func:`orientation_scores`).  The axis is not trusted with a classifier: blur
+    along the letters makes them wider than tall (one rendered board of 300 was read turned
+    so), while the learnt glyphs, blurred ones among them, still match only upright.
     """
     found = [g for g in glyphs if g is not None]
     if not found:
         return 0
     axis, _ = orientation_votes(found)
     candidates = [0, 1, 2, 3]
-    if abs(axis[0]) >= AXIS_KNOWN:
+    calibrated = classifier is not None and len(classifier) > 0
+    if abs(axis[0]) >= AXIS_KNOWN and not calibrated:
         candidates = [k for k in range(4) if axis[k] > 0]
-    if classifier is not None and len(classifier) > 0:
+    if calibrated:
         sample = _sample(found, CLASSIFIER_ORIENTATION_GLYPHS)
         turned = np.stack([_turned(g, k)[0] for k in candidates for g in sample])
         best = classifier.similarities(turned).max(axis=1).reshape(len(candidates), -1)
