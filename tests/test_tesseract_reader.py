@@ -82,19 +82,25 @@ def test_nothing_to_see_is_unread():
     assert guess.confidence < 0.5
 
 
-def test_real_tiles_of_one_photo():
+def letter_tiles_of_photo(move: int) -> tuple[list[str], list[tuple[int, int]], list]:
+    """The real game's board after ``move``, its letter tiles' squares and their glyphs as the
+    reader finds them in that move's photo (skips when the photos are absent)."""
     if not GAME.is_dir():
         pytest.skip(f"real photos not available: {GAME} is missing")
     from vision.locate import locate_board
     from vision.read import glyphs_of, rectify_with_margin
 
     section = (GAME / "boards_after_each_move.txt").read_text("utf-8").split(
-        "## after move 20 ")[1]
+        f"## after move {move} ")[1]
     board = section.splitlines()[1:16]
-    image = cv2.imread(str(GAME / "image-20.jpg"))
+    image = cv2.imread(str(GAME / f"image-{move}.jpg"))
     rectified = rectify_with_margin(image, locate_board(image).corners)
     squares = [(r, c) for r in range(15) for c in range(15) if board[r][c].isupper()]
-    glyphs = glyphs_of(rectified, squares)
+    return board, squares, glyphs_of(rectified, squares)
+
+
+def test_real_tiles_of_one_photo():
+    board, squares, glyphs = letter_tiles_of_photo(20)
     guesses = TesseractReader("de").read([g.ink for g in glyphs])
     right = sum(g.letter == board[r][c] for g, (r, c) in zip(guesses, squares, strict=True))
     assert len(squares) > 60
@@ -104,18 +110,7 @@ def test_real_tiles_of_one_photo():
 def test_a_tile_read_alone_is_read_among_glyphs_read_before():
     # A one-tile move gives Tesseract a sheet of one glyph, which it often leaves unread; the
     # reader puts glyphs it read with confidence before it, as on a page of letters.
-    if not GAME.is_dir():
-        pytest.skip(f"real photos not available: {GAME} is missing")
-    from vision.locate import locate_board
-    from vision.read import glyphs_of, rectify_with_margin
-
-    section = (GAME / "boards_after_each_move.txt").read_text("utf-8").split(
-        "## after move 27 ")[1]
-    board = section.splitlines()[1:16]
-    image = cv2.imread(str(GAME / "image-27.jpg"))
-    rectified = rectify_with_margin(image, locate_board(image).corners)
-    squares = [(r, c) for r in range(15) for c in range(15) if board[r][c].isupper()]
-    glyphs = glyphs_of(rectified, squares)
+    board, squares, glyphs = letter_tiles_of_photo(27)
     reader = TesseractReader("de")
     reader.read([g.ink for g in glyphs[:20]])  # an earlier, bigger move
     alone = [(reader.read([g.ink])[0].letter, board[r][c])

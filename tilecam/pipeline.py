@@ -1480,7 +1480,6 @@ class Pipeline:
         if len(self.game.events) % 3 == 0:
             self.tracker.refit_occupancy(self._base_occupancy)
 
-
     def _learn_tiles(self, profile: Profile,
                      batches: list[tuple[np.ndarray, dict[Square, str]]]) -> None:
         """The learning thread's work (see :meth:`finish_learning`): a confirmed move's tiles
@@ -1504,10 +1503,10 @@ class Pipeline:
 
     def _relabel(self, square: Square, was: str, letter: str) -> None:
         """The profile learnt the tile on ``square`` as ``was``; it is ``letter``."""
+        self.finish_learning()  # the move that laid it may still be being learnt
         samples = self._learnt.get(square)
         if self.profile is None or not samples:
             return
-        self.finish_learning()
         label = BLANK if letter.islower() else letter
         old = BLANK if was.islower() else was
         if label != old:

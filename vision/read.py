@@ -335,20 +335,19 @@ def orientation_of_glyphs(
     found = [g for g in glyphs if g is not None]
     if not found:
         return 0
-    axis, _ = orientation_votes(found)
     candidates = [0, 1, 2, 3]
-    calibrated = classifier is not None and len(classifier) > 0
-    if abs(axis[0]) >= AXIS_KNOWN and not calibrated:
-        candidates = [k for k in range(4) if axis[k] > 0]
-    if calibrated:
+    if classifier is not None and len(classifier) > 0:
         sample = _sample(found, CLASSIFIER_ORIENTATION_GLYPHS)
         turned = np.stack([_turned(g, k)[0] for k in candidates for g in sample])
         best = classifier.similarities(turned).max(axis=1).reshape(len(candidates), -1)
         scores = best.mean(axis=1)
         ranked = np.sort(scores)
-        if len(candidates) > 1 and ranked[-1] - ranked[-2] < CLASSIFIER_SURE:
+        if ranked[-1] - ranked[-2] < CLASSIFIER_SURE:
             scores = scores + TIE_BREAK_WEIGHT * orientation_scores(found, candidates, tesseract)
         return candidates[int(np.argmax(scores))]
+    axis, _ = orientation_votes(found)
+    if abs(axis[0]) >= AXIS_KNOWN:
+        candidates = [k for k in range(4) if axis[k] > 0]
     return candidates[int(np.argmax(orientation_scores(found, candidates, tesseract)))]
 
 
