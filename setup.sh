@@ -4,7 +4,9 @@
 set -e
 cd "$(dirname "$0")"
 
-APT_PACKAGES="tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu chromium libgl1 libglib2.0-0 fonts-dejavu-core python3-venv"
+# The fonts-* packages after fonts-dejavu-core are the typefaces the stock letter classifier
+# learns from (calibration/fonts.py).
+APT_PACKAGES="tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu chromium libgl1 libglib2.0-0 fonts-dejavu-core python3-venv fontconfig fonts-liberation fonts-urw-base35 fonts-freefont-ttf fonts-roboto-unhinted fonts-open-sans fonts-lato fonts-cabin fonts-beteckna"
 missing=""
 for pkg in $APT_PACKAGES; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing="$missing $pkg"
@@ -30,3 +32,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     .venv/bin/python -m pip install -q -e '.[test]'
     touch "$stamp"
 fi
+
+# The letters of printed typefaces, learnt once per machine (about 20 s; nothing to do when
+# they are there already).
+.venv/bin/tilecam learn-fonts

@@ -10,7 +10,9 @@ tracker's business).
 
 Read two ways:
 
-- *uncalibrated*: ``read_board(image, None, "en")``, Tesseract reads the letters;
+- *uncalibrated*: ``read_board(image, None, "en")``: the stock classifier learnt from other
+  typefaces than the rendered tiles' (:mod:`vision.stock`), and Tesseract where it is unsure;
+  with ``--tesseract-alone`` also *Tesseract alone* (``stock=False``), as before the stock;
 - *calibrated*: with a profile made the way a user makes one, :meth:`Profile.extend` with two
   photos of known contents taken with the same board, tile set and font but from another camera
   position each: the alphabet laid out in rows, and a mid-game position of a game not among the
@@ -37,12 +39,13 @@ of the process, that of its Tesseract children, and wall time.
 
 Usage: ``.venv/bin/python bench/eval_rendered.py [--count 300] [--seed 1]
 [--editions green,red,classic,deluxe,green_print] [--size 1280x720] [--show-errors]
-[--progress] [--only N,N,...] [--save DIR] [--speed RUNS]``
+[--progress] [--only N,N,...] [--save DIR] [--speed RUNS] [--tesseract-alone]``
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -189,11 +192,12 @@ def corner_error(found: np.ndarray, true: np.ndarray) -> float:
     return float(np.abs(np.hypot(*(found - true).T)).max()) / side
 
 
-def read(image: np.ndarray, profile: Profile | None) -> tuple[BoardReading | None, float]:
+def read(image: np.ndarray, profile: Profile | None,
+         stock: bool = True) -> tuple[BoardReading | None, float]:
     """The reading of one photo (None: no grid found) and its wall time."""
     started = time.perf_counter()
     try:
-        reading = read_board(image, profile, "en")
+        reading = read_board(image, profile, "en", stock=stock)
     except BoardNotFound:
         reading = None
     return reading, time.perf_counter() - started
@@ -257,10 +261,11 @@ def header() -> str:
 
 def evaluate(count: int, seed: int, editions: Sequence[str], size: tuple[int, int],
              progress: bool = False, only: set[int] | None = None,
-             save: Path | None = None) -> dict[str, Tally]:
+             save: Path | None = None, tesseract_alone: bool = False) -> dict[str, Tally]:
     """Render and read ``count`` photos both ways (of them only the numbers in ``only``, when
     given; each photo also written to ``save`` as ``N.png``); returns the tallies by mode."""
-    tallies = {mode: Tally() for mode in MODES}
+    modes = MODES + (("Tesseract alone",) if tesseract_alone else ())
+    tallies = {mode: Tally() for mode in modes}
     lexicon = Lexicon.default()
     tiles = TileSet.named("en")
     profiles: dict[tuple[str, str, str], Profile] = {}
@@ -281,6 +286,10 @@ def evaluate(count: int, seed: int, editions: Sequence[str], size: tuple[int, in
             checked = None if reading is None else check_reading(reading, lexicon, tiles)
             tallies[f"{mode} + words"].outcomes.append(
                 score(case, checked, seconds, photo.corners))
+        if tesseract_alone:
+            reading, seconds = read(photo.image, None, stock=False)
+            tallies["Tesseract alone"].outcomes.append(
+                score(case, reading, seconds, photo.corners))
         if progress:
             un, ca, caw = (tallies[m].outcomes[-1]
                            for m in ("uncalibrated", "calibrated", "calibrated + words"))
@@ -350,12 +359,12 @@ from calibration.profile import Profile
 from vision.read import read_board
 import vision.locate, vision.occupancy, vision.rectify, vision.tesseract_reader, pytesseract
 image = cv2.imread({photo!r})
-profile = Profile.load({profile!r}) if {mode!r} != "none" else None
+profile = Profile.load({profile!r}) if {mode!r} in ("fixed", "moved") else None
 if {mode!r} == "moved":
     profile.corners = profile.corners + 25.0
 children = resource.getrusage(resource.RUSAGE_CHILDREN)
 cpu, wall = time.process_time(), time.perf_counter()
-reading = read_board(image, profile, "de")
+reading = read_board(image, profile, "de", stock={mode!r} != "tesseract")
 wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
 after = resource.getrusage(resource.RUSAGE_CHILDREN)
 child = (after.ru_utime - children.ru_utime) + (after.ru_stime - children.ru_stime)
@@ -379,7 +388,10 @@ def speed(runs: int) -> str:
     profile = Profile(tileset="de")
     for n in CALIBRATION_FRAMES:
         profile.extend(full_hd(cv2.imread(str(GAME / f"image-{n}.jpg"))), boards[n])
-    env = {"PATH": "/usr/bin:/bin", "OMP_THREAD_LIMIT": "1", "OPENBLAS_NUM_THREADS": "1",
+    # HOME and the cache folders: the stock letter samples are read from the user's cache.
+    env = {key: os.environ[key] for key in ("HOME", "XDG_CACHE_HOME", "TILECAM_CACHE")
+           if key in os.environ}
+    env |= {"PATH": "/usr/bin:/bin", "OMP_THREAD_LIMIT": "1", "OPENBLAS_NUM_THREADS": "1",
            "OMP_NUM_THREADS": "1"}
     lines = [f"cold read_board of a 1920x1080 photo (real frame 27), medians of {runs} fresh "
              "processes, one core:",
@@ -391,7 +403,8 @@ def speed(runs: int) -> str:
         cv2.imwrite(photo, full_hd(cv2.imread(str(GAME / "image-27.jpg"))))
         for mode, label in (("fixed", "calibrated, fixed camera"),
                             ("moved", "calibrated, grid searched"),
-                            ("none", "uncalibrated")):
+                            ("none", "uncalibrated"),
+                            ("tesseract", "uncalibrated, Tesseract alone")):
             code = SPEED_CODE.format(repo=str(REPO), photo=photo, profile=tmp, mode=mode)
             results = []
             for _ in range(runs):
@@ -420,6 +433,8 @@ def main() -> int:
                         help="also write each photo read to DIR/N.png")
     parser.add_argument("--speed", type=int, metavar="RUNS", default=0,
                         help="only time cold reads of a real 1920x1080 photo, RUNS times")
+    parser.add_argument("--tesseract-alone", action="store_true",
+                        help="also read each photo without calibration by Tesseract alone")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     if args.speed:
@@ -430,7 +445,7 @@ def main() -> int:
     started = time.perf_counter()
     only = {int(n) for n in args.only.split(",") if n.strip()} or None
     tallies = evaluate(args.count, args.seed, editions, size, progress=args.progress, only=only,
-                       save=args.save)
+                       save=args.save, tesseract_alone=args.tesseract_alone)
     print(f"{args.count} rendered photos {args.size}, seed {args.seed}, editions "
           f"{', '.join(editions)}, tilt up to 35 degrees")
     print(report(tallies, args.show_errors))

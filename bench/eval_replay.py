@@ -20,8 +20,9 @@ move is 3 s here (8 s by default).
 
 The real game (``../shared/data/photos/scrabscrap-game01`` beside the repository), as stills:
 (1) profile from the last photo and its known board; (2) profile from the first photo alone,
-growing from confirmed moves.  The game's record answers the questions the pipeline asks
-(standing in for the players) and says which of them corrected a misread.
+growing from confirmed moves; (3) no profile at all, as for players who never calibrated
+(the stock classifier and Tesseract read).  The game's record answers the questions the
+pipeline asks (standing in for the players) and says which of them corrected a misread.
 
 Usage: ``.venv/bin/python bench/eval_replay.py [--games 20] [--first-seed 1] [--seeds 2,12]
 [--no-real] [--no-rendered] [--size 1280x720]``
@@ -384,23 +385,29 @@ def load_boards(path: Path) -> dict[int, list[str]]:
     return boards
 
 
-def run_real(calibrate_from: int) -> None:
+def run_real(calibrate_from: int | None) -> None:
+    """The real game as stills, with a profile calibrated from one of its photos, or with no
+    profile at all (``calibrate_from`` None: the stock classifier and Tesseract read)."""
     from vision.sources import open_source
 
     boards = load_boards(GAME / "boards_after_each_move.txt")
-    profile = Profile(tileset="de")
-    profile.extend(cv2.imread(str(GAME / f"image-{calibrate_from}.jpg")), boards[calibrate_from])
-    with tempfile.TemporaryDirectory() as tmp:  # a profile as a user has it: saved and loaded
-        profile.save(tmp)
-        profile = Profile.load(tmp)
-    samples_at_start = len(profile.labels)
+    profile: Profile | None = None
+    if calibrate_from is not None:
+        profile = Profile(tileset="de")
+        profile.extend(cv2.imread(str(GAME / f"image-{calibrate_from}.jpg")),
+                       boards[calibrate_from])
+        with tempfile.TemporaryDirectory() as tmp:  # a profile as a user has it: saved, loaded
+            profile.save(tmp)
+            profile = Profile.load(tmp)
+    samples_at_start = 0 if profile is None else len(profile.labels)
     answers = RecordAnswers(GAME / "nu19_stefan-hanns.gcg", lettered_rows=True, tileset="de")
     recorded = [e.score for e in answers.result.record.events]  # as written in the record
     pipeline = Pipeline(["Stefan", "Hanns"], profile=profile, tileset="de", lexicon=None,
                         stills=True, answers=answers)
     reports = pipeline.run(open_source(str(GAME)))
-    print(f"\n== real game as stills, profile from image-{calibrate_from} "
-          f"({samples_at_start} letter samples at the start)")
+    print("\n== real game as stills, " + (
+        "no profile (stock classifier and Tesseract)" if profile is None else
+        f"profile from image-{calibrate_from} ({samples_at_start} letter samples at the start)"))
     right_squares = right_letters = scores_as_record = 0
     corrections: list[str] = []
     latencies = [r.latency for r in reports if r.latency is not None]
@@ -436,7 +443,8 @@ def run_real(calibrate_from: int) -> None:
     print(f"final: {final}")
     print(f"questions ({len(asked)}), answered from the record: {asked}")
     print(f"moves needing a letter correction: {len(corrections)} {corrections}")
-    print(f"profile at the end: {len(profile.labels)} samples")
+    if profile is not None:
+        print(f"profile at the end: {len(profile.labels)} samples")
     if latencies:
         print(f"settled -> scored: median {1000 * float(np.median(latencies)):.0f} ms, "
               f"max {1000 * max(latencies):.0f} ms")
@@ -456,6 +464,7 @@ def main() -> int:
         if GAME.is_dir():
             run_real(27)
             run_real(1)
+            run_real(None)
         else:
             print(f"photos not found: {GAME}", file=sys.stderr)
     if not args.no_rendered:

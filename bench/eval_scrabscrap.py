@@ -9,7 +9,9 @@ Protocol: for frame N = 2..27, a profile calibrated from frames 1..N-1 with thei
 profile has never seen fall back to Tesseract.  Reported: squares wrong out of 26 x 225,
 empty/tile confusions, boards read perfectly; the same for the uncalibrated reader (Tesseract
 only, orientation found by reading); and Tesseract vs the calibrated classifier on the same
-real crops (accuracy, ms per tile).
+real crops (accuracy, ms per tile).  Uncalibrated is read two ways: the stock classifier
+learnt from printed typefaces with Tesseract where it is unsure (what ``read`` does without a
+profile), and Tesseract alone.
 
 Usage: ``.venv/bin/python bench/eval_scrabscrap.py [--frames 2-27] [--no-uncalibrated]``
 """
@@ -33,6 +35,7 @@ from calibration.profile import Profile  # noqa: E402
 from vision.letters import BLANK  # noqa: E402
 from vision.locate import locate_board  # noqa: E402
 from vision.read import glyphs_of, read_board, rectify_with_margin  # noqa: E402
+from vision.stock import stock_classifier  # noqa: E402
 from vision.tesseract_reader import TesseractReader  # noqa: E402
 
 GAME = REPO.parent / "shared" / "data" / "photos" / "scrabscrap-game01"
@@ -123,18 +126,21 @@ def main() -> int:
           f"{profile.corners is not None}, orientation {profile.orientation}")
 
     if not args.no_uncalibrated:
-        uncalibrated: dict[int, dict[str, list]] = {}
-        seconds = []
-        for n in range(first, last + 1):
-            reading = read_board(images[n], None, tileset="de")
-            seconds.append(reading.seconds)
-            uncalibrated[n] = compare(reading.board, boards[n])
-        summarise("uncalibrated (Tesseract only)", uncalibrated, seconds)
+        for stock, name in ((True, "uncalibrated (stock classifier, Tesseract where unsure)"),
+                            (False, "uncalibrated (Tesseract alone)")):
+            uncalibrated: dict[int, dict[str, list]] = {}
+            seconds = []
+            for n in range(first, last + 1):
+                reading = read_board(images[n], None, tileset="de", stock=stock)
+                seconds.append(reading.seconds)
+                uncalibrated[n] = compare(reading.board, boards[n])
+            summarise(name, uncalibrated, seconds)
 
     # -- the two readers on the same real crops (letters only, glyph found)
     reader = TesseractReader("de")
     profile = Profile(tileset="de")
-    total = right_tess = right_clf = 0
+    stock = stock_classifier(set(reader.tileset.letters))
+    total = right_tess = right_clf = right_stock = 0
     tess_s = clf_s = 0.0
     unseen = 0
     for n in range(1, last + 1):
@@ -151,9 +157,11 @@ def main() -> int:
             t = time.perf_counter()
             guesses = classifier.predict(np.stack([g.normalised for g, _ in pairs]))
             clf_s += time.perf_counter() - t
-            for (_, letter), a, g in zip(pairs, answers, guesses, strict=True):
+            by_stock = stock.predict(np.stack([g.normalised for g, _ in pairs])) if stock else []
+            for k, ((_, letter), a, g) in enumerate(zip(pairs, answers, guesses, strict=True)):
                 total += 1
                 right_tess += a.letter == letter
+                right_stock += bool(by_stock) and by_stock[k].letter == letter
                 if letter in classifier.letters:
                     right_clf += g.letter == letter
                 else:
@@ -166,6 +174,8 @@ def main() -> int:
           f"{1000 * tess_s / total:.2f} ms per tile")
     print(f"calibrated classifier: {100 * right_clf / seen:.2f} % right on the {seen} tiles of "
           f"letters already seen ({unseen} unseen), {1000 * clf_s / total:.3f} ms per tile")
+    if stock is not None:
+        print(f"stock classifier alone (typefaces only): {100 * right_stock / total:.2f} % right")
     return 0
 
 

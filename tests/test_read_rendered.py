@@ -37,7 +37,7 @@ def tallies():
     cv2.setNumThreads(1)
     evaluation = _evaluation()
     return evaluation, evaluation.evaluate(
-        12, seed=3, editions=("green", "red", "classic"), size=(1280, 720)
+        12, seed=3, editions=("green", "red", "classic"), size=(1280, 720), tesseract_alone=True
     )
 
 
@@ -78,9 +78,19 @@ def test_calibrated_reading(tallies):
 
 
 def test_uncalibrated_reading(tallies):
+    from vision.stock import stock_samples
+
     evaluation, result = tallies
     # Measured 3.1 %: Tesseract reads the serif glyphs of blurred photos poorly.
-    assert _square_error(result["uncalibrated"].outcomes) <= 0.045, evaluation.report(result, True)
+    alone = _square_error(result["Tesseract alone"].outcomes)
+    assert alone <= 0.045, evaluation.report(result, True)
+    if stock_samples() is None:
+        pytest.skip("no stock letter samples (the stock typefaces are not installed)")
+    # Measured 1.45 % with the stock classifier, which never saw the rendered tiles' DejaVu
+    # typefaces; about what calibration gives on these photos (1.3 %).
+    stock = _square_error(result["uncalibrated"].outcomes)
+    assert stock <= 0.02, evaluation.report(result, True)
+    assert stock < 0.7 * alone, evaluation.report(result, True)
 
 
 def test_blanks_are_on_the_boards(tallies):
@@ -112,8 +122,9 @@ TURNED = {
 }
 
 
+@pytest.mark.parametrize("stock", [True, False], ids=["stock", "tesseract"])
 @pytest.mark.parametrize("number", sorted(TURNED))
-def test_tiles_turned_upright_without_calibration(number):
+def test_tiles_turned_upright_without_calibration(number, stock):
     import numpy as np
 
     from vision.read import read_board
@@ -125,7 +136,7 @@ def test_tiles_turned_upright_without_calibration(number):
                                  hand_probability=0.0)
     photo = render_board(list(rows), tileset="en", edition=edition, seed=config.scene_seed,
                          config=config)
-    reading = read_board(photo.image, None, "en")
+    reading = read_board(photo.image, None, "en", stock=stock)
     square = float(np.hypot(*(photo.corners[1] - photo.corners[0]))) / 15
     off = float(np.hypot(*(reading.corners - photo.corners).T).max()) / square
     assert off < 0.5, (reading.orientation, reading.board)

@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "check": "check",
     "read": "read",
     "calibrate": "calibrate",
+    "learn-fonts": "learn_fonts",
     "replay": "replay",
     "serve": "serve",
     "run": "run",

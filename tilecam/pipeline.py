@@ -320,9 +320,12 @@ class Pipeline:
             future.result()
 
     def _classifier(self) -> Any:
-        """The profile's classifier with every confirmed move learnt (None without one)."""
+        """The profile's classifier with every confirmed move learnt; without a profile, the
+        stock classifier learnt from printed typefaces (None when it is not built either)."""
         if self.profile is None:
-            return None
+            from vision.stock import stock_classifier
+
+            return stock_classifier(set(self.tileset.letters))
         self.finish_learning()
         return self.profile.classifier()
 

@@ -889,6 +889,9 @@ class LetterClassifier:
         self._run_blur = np.zeros(0, np.int64)
         self._run_class = np.zeros(0, np.int64)
         self._boxed = np.zeros(0, bool)
+        #: Learnt from printed typefaces (:mod:`vision.stock`), not from the user's own tiles:
+        #: its unsure readings get a second opinion from Tesseract.
+        self.stock = False
 
     @property
     def letters(self) -> set[str]:
@@ -898,23 +901,29 @@ class LetterClassifier:
     def __len__(self) -> int:
         return len(self._labels)
 
-    def fit(self, glyphs: np.ndarray, labels: Sequence[str],
+    def fit(self, glyphs: np.ndarray | None, labels: Sequence[str],
             blurs: Sequence[str] | None = None,
             sample_features: np.ndarray | None = None) -> None:
         """Learn from normalised glyphs (N, GLYPH_PX, GLYPH_PX) and their letters, each learnt
         under a blur (its tag; :data:`AS_PHOTOGRAPHED` when ``blurs`` is not given).
         ``sample_features``, the glyphs' :func:`features` computed before, saves computing
-        them again."""
-        glyphs = np.asarray(glyphs, np.float32).reshape(-1, GLYPH_PX, GLYPH_PX)
-        if len(glyphs) != len(labels):
-            raise ValueError(f"{len(glyphs)} glyphs but {len(labels)} labels")
+        them again (``glyphs`` may then be None)."""
+        if glyphs is None:
+            if sample_features is None:
+                raise ValueError("neither glyphs nor their features were given")
+            count = len(sample_features)
+        else:
+            glyphs = np.asarray(glyphs, np.float32).reshape(-1, GLYPH_PX, GLYPH_PX)
+            count = len(glyphs)
+        if count != len(labels):
+            raise ValueError(f"{count} glyphs but {len(labels)} labels")
         blurs = [AS_PHOTOGRAPHED] * len(labels) if blurs is None else list(blurs)
         if len(blurs) != len(labels):
             raise ValueError(f"{len(blurs)} blurs but {len(labels)} labels")
         if sample_features is None:
             sample_features = features(glyphs)
-        elif sample_features.shape != (len(glyphs), _feature_size()):
-            raise ValueError(f"features {sample_features.shape} do not match {len(glyphs)} "
+        elif sample_features.shape != (count, _feature_size()):
+            raise ValueError(f"features {sample_features.shape} do not match {count} "
                              f"glyphs of {_feature_size()} features")
         self._classes = sorted(set(labels))
         self._blurs = sorted(set(blurs))

@@ -43,6 +43,7 @@ from vision.letters import (
     LetterGuess,
     crop_margin_px,
 )
+from vision.stock import stock_classifier
 from vision.tesseract_reader import TesseractReader
 
 if TYPE_CHECKING:
@@ -542,8 +543,9 @@ def read_letters(
         np.stack([g.normalised for g in glyphs if g is not None])
     ) if known and any(g is not None for g in glyphs) else []
     # Tesseract is asked only where its answer could change the reading (see _combine): where
-    # the classifier all but guesses, or where the letter may be one it has never seen.
-    unseen_possible = not known or (
+    # the classifier all but guesses, or where the letter may be one it has never seen, or
+    # (the stock classifier: other typefaces than the user's tiles) where it is not sure.
+    unseen_possible = not known or classifier.stock or (  # type: ignore[union-attr]
         tesseract is not None
         and not set(tesseract.tileset.letters) <= classifier.letters  # type: ignore[union-attr]
     )
@@ -644,9 +646,14 @@ def _combine(
 
 
 def read_board(
-    image: np.ndarray, profile: Profile | None = None, tileset: str | TileSet = "en"
+    image: np.ndarray, profile: Profile | None = None, tileset: str | TileSet = "en",
+    stock: bool = True,
 ) -> BoardReading:
     """Read the board in one photo (BGR).
+
+    Without a profile the letters are read by the stock classifier learnt from printed
+    typefaces (:mod:`vision.stock`, when it is built and ``stock`` is left True) and by
+    Tesseract where that is unsure, otherwise by Tesseract alone.
 
     Raises :class:`UnreadableImage` for something that is not a picture and
     :class:`vision.locate.BoardNotFound` when no grid is found in it.
@@ -673,7 +680,10 @@ def read_board(
     occupied, occupancy_confidence = occupancy_of(
         inner(rectified), profile if fixed_camera else None
     )
-    classifier = profile.classifier() if profile is not None else None
+    if profile is not None:
+        classifier: LetterClassifier | None = profile.classifier()
+    else:
+        classifier = stock_classifier(set(tiles.letters)) if stock else None
     tesseract = TesseractReader(tiles)
     finder = GlyphFinder(rectified, SQUARE_PX, joined=_turn_sensitive(tiles))
     turns = profile.orientation if fixed_camera and profile is not None else None

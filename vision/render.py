@@ -115,7 +115,7 @@ class RenderConfig:
     sharpen: float = 0.0  # unsharp-mask amount, as phone cameras apply (0..1)
     jpeg_quality: int = 90  # 0 keeps the image uncompressed
     # tiles
-    font: str = "sans"
+    font: str = "sans"  # a name of FONTS, or the path of a .ttf/.otf file
     tile_style: str = "auto"  # "auto" takes the edition's tiles
     tile_color_jitter: float = 0.04
     tile_jitter: float = 0.03  # per square
@@ -138,8 +138,12 @@ class RenderConfig:
             raise RenderError(f"tilt {self.tilt} is outside 0..60 degrees")
         if not 0.05 <= self.board_scale <= 1.5:
             raise RenderError(f"board_scale {self.board_scale} is outside 0.05..1.5")
-        if self.font not in FONTS:
-            raise RenderError(f"unknown font {self.font!r}; known: {', '.join(FONTS)}")
+        if self.font not in FONTS and not (
+            self.font.lower().endswith((".ttf", ".otf")) and Path(self.font).is_file()
+        ):
+            raise RenderError(
+                f"unknown font {self.font!r}; known: {', '.join(FONTS)}, or a .ttf/.otf file"
+            )
         if self.tile_style != "auto" and self.tile_style not in TILE_STYLES:
             raise RenderError(
                 f"unknown tile style {self.tile_style!r}; known: auto, {', '.join(TILE_STYLES)}"
@@ -297,7 +301,8 @@ def _check_rows(rows: Sequence[str], tileset: TileSet) -> tuple[str, ...]:
 def _font(name: str, size: int):  # noqa: ANN202 - a PIL font object
     from PIL import ImageFont
 
-    return ImageFont.truetype(str(DATA_DIR / FONTS[name]), size)
+    # A name of FONTS, or (to learn letters from other typefaces) a font file's path.
+    return ImageFont.truetype(str(DATA_DIR / FONTS[name]) if name in FONTS else name, size)
 
 
 @cache

@@ -1,0 +1,159 @@
+"""The stock letter classifier: letters learnt from printed typefaces, for boards whose tiles
+no calibration profile has learnt.
+
+Tesseract is trained on text, not on single capitals on tiles photographed at a slant and often
+blurred: on rendered photos it misreads about one tile in thirteen (a D for an O above all) and
+leaves blurred letters unread.  The stock classifier is the calibrated classifier of
+:mod:`vision.letters` trained on the tile faces of many bold typefaces instead of the user's own
+tiles (:mod:`calibration.fonts` renders them, once per machine, under the same blurs that
+calibration learns), so that a first photo is read almost as well as a calibrated one.
+Tesseract still answers where the stock classifier is unsure, and for the letters it has not
+learnt (those of tile sets beyond its alphabet: Å, Ñ, Ł, ...).
+
+The samples live in the user's cache folder (:func:`stock_path`); without them every letter
+goes to Tesseract, as before.
+
+>>> stock_path().name
+'stock-letters.npz'
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from vision.letters import FEATURES_VERSION, LetterClassifier
+
+log = logging.getLogger(__name__)
+
+#: Changes whenever the samples are learnt differently (fonts, boards, blurs): a file of
+#: another version is built again.
+STOCK_VERSION = 1
+STOCK_FILE = "stock-letters.npz"
+
+
+class StockError(ValueError):
+    """The stock samples file cannot be used (what is wrong, and where)."""
+
+
+def cache_dir() -> Path:
+    """Where tilecam keeps what it builds once per machine: ``$TILECAM_CACHE``, else
+    ``$XDG_CACHE_HOME/tilecam``, else ``~/.cache/tilecam``."""
+    own = os.environ.get("TILECAM_CACHE")
+    if own:
+        return Path(own)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tilecam"
+
+
+def stock_path() -> Path:
+    """The stock samples file."""
+    return cache_dir() / STOCK_FILE
+
+
+@dataclass(frozen=True, eq=False)  # compared (and cached) by identity
+class StockSamples:
+    """Learnt glyph features (N, D) float32, with each one's letter, blur tag and typeface."""
+
+    features: np.ndarray
+    labels: np.ndarray
+    blurs: np.ndarray
+    fonts: tuple[str, ...]
+    font_of: np.ndarray
+
+    def save(self, path: Path) -> None:
+        """Write the samples (features as float16: a third of a percent of similarity)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(path.name + ".partial.npz")
+        np.savez_compressed(
+            partial,
+            features=self.features.astype(np.float16),
+            labels=self.labels.astype(str),
+            blurs=self.blurs.astype(str),
+            fonts=np.array(self.fonts, dtype=str),
+            font_of=self.font_of.astype(np.int16),
+            versions=np.array([STOCK_VERSION, FEATURES_VERSION], np.int64),
+        )
+        partial.replace(path)  # a reader never sees half a file
+
+    @classmethod
+    def load(cls, path: Path) -> StockSamples:
+        """Read a file written by :meth:`save`; :class:`StockError` if it is of another version
+        or not such a file."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                versions = data["versions"].tolist()
+                if versions != [STOCK_VERSION, FEATURES_VERSION]:
+                    raise StockError(
+                        f"{path}: stock samples of version {versions}, this tilecam reads "
+                        f"{[STOCK_VERSION, FEATURES_VERSION]}"
+                    )
+                samples = cls(
+                    features=data["features"].astype(np.float32),
+                    labels=data["labels"].astype(object),
+                    blurs=data["blurs"].astype(object),
+                    fonts=tuple(data["fonts"].tolist()),
+                    font_of=data["font_of"].astype(np.int64),
+                )
+        except (OSError, KeyError, ValueError) as exc:
+            if isinstance(exc, StockError):
+                raise
+            raise StockError(f"{path}: not a stock samples file ({exc})") from None
+        n = len(samples.labels)
+        if samples.features.shape[0] != n or len(samples.blurs) != n or len(samples.font_of) != n:
+            raise StockError(f"{path}: {samples.features.shape[0]} features for {n} labels")
+        return samples
+
+
+@lru_cache(maxsize=1)
+def _load_cached(path: str, mtime: float) -> StockSamples | None:
+    try:
+        return StockSamples.load(Path(path))
+    except FileNotFoundError:
+        return None
+    except StockError as exc:
+        log.warning("%s; letters go to Tesseract until `tilecam learn-fonts` runs", exc)
+        return None
+
+
+def stock_samples() -> StockSamples | None:
+    """The stock samples of this machine, or None (with a warning) when not built."""
+    path = stock_path()
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        _warn_missing(str(path))
+        return None
+    return _load_cached(str(path), mtime)
+
+
+@lru_cache(maxsize=4)
+def _warn_missing(path: str) -> None:
+    log.warning("no stock letter samples at %s: letters are read by Tesseract alone "
+                "(`tilecam learn-fonts` learns them)", path)
+
+
+def stock_classifier(letters: frozenset[str] | set[str]) -> LetterClassifier | None:
+    """A classifier of the stock samples of ``letters`` (a tile set's letters), or None when
+    the samples are not built or hold none of them."""
+    samples = stock_samples()
+    if samples is None:
+        return None
+    return _classifier_of(samples, frozenset(letters))
+
+
+@lru_cache(maxsize=8)
+def _classifier_of(samples: StockSamples, letters: frozenset[str]) -> LetterClassifier | None:
+    keep = np.isin(samples.labels, list(letters))
+    if not keep.any():
+        return None
+    classifier = LetterClassifier()
+    classifier.stock = True
+    classifier.fit(None, samples.labels[keep].tolist(), samples.blurs[keep].tolist(),
+                   samples.features[keep])
+    return classifier
