@@ -181,8 +181,8 @@ def learn_fonts(
     stacked = np.concatenate(glyphs)
     samples = StockSamples(
         features=features(stacked.astype(np.float32) / 255.0),
-        labels=np.array(labels, dtype=object),
-        blurs=np.array(blurs, dtype=object),
+        labels=np.array(labels, dtype=str),
+        blurs=np.array(blurs, dtype=str),
         fonts=tuple(names),
         font_of=np.array(font_of, np.int64),
     )

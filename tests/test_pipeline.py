@@ -195,7 +195,7 @@ def readers(monkeypatch) -> Readers:
                         lambda frame, corners: np.zeros((8, 8, 3), np.uint8))
     monkeypatch.setattr(vision.read, "glyphs_of",
                         lambda image, squares: [script.glyph(Square(r, c)) for r, c in squares])
-    monkeypatch.setattr(vision.read, "read_letters", lambda glyphs, *_: (
+    monkeypatch.setattr(vision.read, "read_letters", lambda glyphs, *_, **__: (
         [LetterGuess(*script.first[script.square_of(g.ink)]) for g in glyphs], []))
     return script
 

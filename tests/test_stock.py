@@ -36,7 +36,7 @@ def test_learnt_samples_cover_the_letters_under_every_blur(one_font):
     assert set(samples.blurs) == {""} | {blur.tag for blur in BLURS}
     assert samples.features.dtype == np.float32
     norms = np.linalg.norm(samples.features, axis=1)
-    assert np.allclose(norms, 1.0, atol=0.01)  # unit features survive float16 storage
+    assert np.allclose(norms, 1.0, atol=0.01)
 
 
 def test_stock_classifier_reads_a_font_it_never_saw():
@@ -102,3 +102,49 @@ def test_render_takes_a_font_file_and_names_unknown_fonts():
 
     with pytest.raises(RenderError, match="or a .ttf/.otf file"):
         RenderConfig(font="Comic Sans")
+
+
+class _Tesseract:
+    """Tesseract's answers scripted by glyph (each glyph's ink holds its number)."""
+
+    def __init__(self, letters: str) -> None:
+        from scorer.tiles import TileSet
+
+        self.letters = letters
+        self.tileset = TileSet.named("en")
+        self.calls: list[list[int]] = []
+
+    def read(self, inks):
+        from vision.letters import LetterGuess
+
+        numbers = [int(ink[0, 0]) for ink in inks]
+        self.calls.append(numbers)
+        return [LetterGuess(self.letters[n], 0.9) for n in numbers]
+
+
+def test_tesseract_confirms_middling_stock_letters_only_when_asked(monkeypatch):
+    """A tracker asks the players about unsure letters: Tesseract agreeing with a letter the
+    stock classifier read with middling confidence makes it sure; disagreeing changes nothing;
+    and a board read (no ``confirm``) does not ask about those at all."""
+    from vision.letters import Glyph, LetterClassifier, LetterGuess
+    from vision.read import ACCEPT, OVERRULE, read_letters
+
+    classifier = LetterClassifier()
+    classifier.stock = True
+    middling = (OVERRULE + ACCEPT) / 2
+    scripted = [LetterGuess("E", middling), LetterGuess("T", middling), LetterGuess("A", 0.95)]
+    monkeypatch.setattr(classifier, "predict", lambda glyphs: scripted[: len(glyphs)])
+    monkeypatch.setattr(LetterClassifier, "__len__", lambda self: 100)
+    monkeypatch.setattr(LetterClassifier, "letters",
+                        property(lambda self: set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")))
+    glyphs = [Glyph(np.zeros((24, 24), np.float32), np.full((1, 1), n, np.uint8), 0.5)
+              for n in range(3)]
+    tesseract = _Tesseract("EIA")
+    read, _ = read_letters(glyphs, classifier, tesseract, confirm=True)
+    assert [g.letter for g in read] == ["E", "T", "A"]
+    assert read[0].confidence == 0.9 and read[1].confidence == middling
+    assert tesseract.calls == [[0, 1]]
+    tesseract.calls.clear()
+    read, _ = read_letters(glyphs, classifier, tesseract)
+    assert [g.confidence for g in read] == [middling, middling, 0.95]
+    assert tesseract.calls == []

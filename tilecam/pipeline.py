@@ -455,7 +455,8 @@ class Pipeline:
         # With a word list the classifier reads first, and Tesseract (a few hundred
         # milliseconds a call) only runs at commit if the words as read are not all valid.
         deferred = self.lexicon is not None and classifier is not None and len(classifier) > 0
-        guesses, _ = read_letters(glyphs, classifier, None if deferred else self.tesseract, None)
+        guesses, _ = read_letters(glyphs, classifier, None if deferred else self.tesseract, None,
+                                  confirm=True)
         read = _Read({}, rectified, started, dict(zip(squares, glyphs, strict=True)))
         for square, guess in zip(squares, guesses, strict=True):
             read.guesses[square] = self._letter(read.glyphs[square], guess)
@@ -497,7 +498,7 @@ class Pipeline:
             return  # no other letter would make the words valid
         classifier = self._classifier()
         glyphs = [self._reads[sq].glyphs[sq] for sq in unchecked]
-        guesses, _ = read_letters(glyphs, classifier, self.tesseract, None)
+        guesses, _ = read_letters(glyphs, classifier, self.tesseract, None, confirm=True)
         for square, glyph, guess in zip(unchecked, glyphs, guesses, strict=True):
             self._reads[square].first[square] = state.read[square][0]
             state.read[square] = self._letter(glyph, guess)

@@ -880,7 +880,7 @@ class LetterClassifier:
 
     def __init__(self) -> None:
         self._features = np.zeros((0, _feature_size()), np.float32)
-        self._labels: np.ndarray = np.zeros(0, dtype=object)
+        self._labels: np.ndarray = np.zeros(0, dtype=str)
         self._classes: list[str] = []
         self._blurs: list[str] = []
         #: Samples are sorted by (blur, letter); where each (blur, letter) run starts, and its
@@ -925,19 +925,22 @@ class LetterClassifier:
         elif sample_features.shape != (count, _feature_size()):
             raise ValueError(f"features {sample_features.shape} do not match {count} "
                              f"glyphs of {_feature_size()} features")
-        self._classes = sorted(set(labels))
-        self._blurs = sorted(set(blurs))
-        class_index = {label: i for i, label in enumerate(self._classes)}
+        # Vectorised: the stock classifier learns from some 18,000 samples.
+        label_array = np.asarray(labels if isinstance(labels, np.ndarray) else list(labels),
+                                 dtype=str)
+        classes, class_of = np.unique(label_array, return_inverse=True)
+        blur_names, blur_of = np.unique(np.asarray(blurs, dtype=str), return_inverse=True)
+        self._classes = classes.tolist()
+        self._blurs = blur_names.tolist()
+        class_of, blur_of = class_of.astype(np.int64), blur_of.astype(np.int64)
         blur_index = {blur: i for i, blur in enumerate(self._blurs)}
-        class_of = np.array([class_index[x] for x in labels], np.int64)
-        blur_of = np.array([blur_index[x] for x in blurs], np.int64)
         key = blur_of * max(1, len(self._classes)) + class_of
         order = np.argsort(key, kind="stable")
         key = key[order]
         self._features = np.asarray(sample_features, np.float32)[order]
         # Older profiles' samples are box-scaled binary ink: glyphs are scaled so to meet them.
         self._boxed = blur_of[order] == blur_index.get(BOXED, -1)
-        self._labels = np.array(list(labels), dtype=object)[order]
+        self._labels = label_array[order]
         starts = np.flatnonzero(np.diff(key, prepend=-1)) if len(key) else np.zeros(0, np.int64)
         self._run_starts = starts.astype(np.int64)
         self._run_blur = blur_of[order][starts]

@@ -288,6 +288,8 @@ CLASSIFIER_SURE = 0.03
 TIE_BREAK_WEIGHT = 0.25
 #: Glyphs compared with the calibrated classifier's, at most (spread over the board).
 CLASSIFIER_ORIENTATION_GLYPHS = 96
+#: ... with the stock classifier's, which has seven times as many samples to compare with.
+STOCK_ORIENTATION_GLYPHS = 32
 
 
 def _sample(found: list[Glyph], count: int) -> list[Glyph]:
@@ -338,7 +340,8 @@ def orientation_of_glyphs(
         return 0
     candidates = [0, 1, 2, 3]
     if classifier is not None and len(classifier) > 0:
-        sample = _sample(found, CLASSIFIER_ORIENTATION_GLYPHS)
+        sample = _sample(found, STOCK_ORIENTATION_GLYPHS if classifier.stock
+                         else CLASSIFIER_ORIENTATION_GLYPHS)
         turned = np.stack([_turned(g, k)[0] for k in candidates for g in sample])
         best = classifier.similarities(turned).max(axis=1).reshape(len(candidates), -1)
         scores = best.mean(axis=1)
@@ -527,6 +530,7 @@ def read_letters(
     classifier: LetterClassifier | None,
     tesseract: TesseractReader | None,
     tileset: TileSet | None = None,
+    confirm: bool = False,
 ) -> tuple[list[LetterGuess], list[str]]:
     """A letter (``?`` for a blank) and confidence for each occupied square's glyph.
 
@@ -534,6 +538,14 @@ def read_letters(
     change goes to Tesseract, all in one call.  A letter the classifier has never seen can only
     come from Tesseract.  With ``tileset``,
     marks seen above a glyph decide between a letter and its umlaut (:func:`with_marks`).
+
+    With ``confirm`` and the stock classifier (:mod:`vision.stock`), the letters it read with
+    some confidence but below :data:`ACCEPT` are shown to Tesseract in a call of their own,
+    whose answer only raises the confidence of a letter it agrees with: a tracker asks the
+    players about unsure letters, and the stock classifier is unsure of many a letter of tiles
+    it never saw that Tesseract reads the same.  (In the same call as the unsure glyphs, the
+    extra glyphs changed how Tesseract read those: more letters went wrong on rendered and
+    real photos alike.)
     """
     guesses: list[LetterGuess | None] = [None] * len(glyphs)
     sources = [""] * len(glyphs)
@@ -543,9 +555,8 @@ def read_letters(
         np.stack([g.normalised for g in glyphs if g is not None])
     ) if known and any(g is not None for g in glyphs) else []
     # Tesseract is asked only where its answer could change the reading (see _combine): where
-    # the classifier all but guesses, or where the letter may be one it has never seen, or
-    # (the stock classifier: other typefaces than the user's tiles) where it is not sure.
-    unseen_possible = not known or classifier.stock or (  # type: ignore[union-attr]
+    # the classifier all but guesses, or where the letter may be one it has never seen.
+    unseen_possible = not known or (
         tesseract is not None
         and not set(tesseract.tileset.letters) <= classifier.letters  # type: ignore[union-attr]
     )
@@ -569,6 +580,17 @@ def read_letters(
     for i in unsure:
         if not sources[i]:
             sources[i] = "classifier"
+    if confirm and known and classifier.stock and tesseract is not None:  # type: ignore[union-attr]
+        middling = [i for i, g in enumerate(guesses) if sources[i] == "classifier"
+                    and g is not None and OVERRULE <= g.confidence < ACCEPT]
+        if middling:
+            answers = tesseract.read([glyphs[i].ink for i in middling])  # type: ignore[union-attr]
+            for i, answer in zip(middling, answers, strict=True):
+                guess = guesses[i]
+                if guess is not None and answer.letter == guess.letter:
+                    guesses[i] = LetterGuess(guess.letter,
+                                             max(guess.confidence, answer.confidence),
+                                             guess.similarity)
     final = [g if g is not None else LetterGuess(BLANK, 0.0) for g in guesses]
     if tileset is not None:
         marked = marks_above(glyphs)

@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 #: Changes whenever the samples are learnt differently (fonts, boards, blurs): a file of
 #: another version is built again.
-STOCK_VERSION = 1
+STOCK_VERSION = 2
 STOCK_FILE = "stock-letters.npz"
 
 
@@ -61,18 +61,19 @@ class StockSamples:
     """Learnt glyph features (N, D) float32, with each one's letter, blur tag and typeface."""
 
     features: np.ndarray
-    labels: np.ndarray
-    blurs: np.ndarray
+    labels: np.ndarray  # str
+    blurs: np.ndarray  # str
     fonts: tuple[str, ...]
     font_of: np.ndarray
 
     def save(self, path: Path) -> None:
-        """Write the samples (features as float16: a third of a percent of similarity)."""
+        """Write the samples, uncompressed (about 15 MB): they are read at every cold start,
+        and inflating them took longer than the rest of loading."""
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(path.name + ".partial.npz")
-        np.savez_compressed(
+        np.savez(
             partial,
-            features=self.features.astype(np.float16),
+            features=self.features.astype(np.float32),
             labels=self.labels.astype(str),
             blurs=self.blurs.astype(str),
             fonts=np.array(self.fonts, dtype=str),
@@ -94,9 +95,9 @@ class StockSamples:
                         f"{[STOCK_VERSION, FEATURES_VERSION]}"
                     )
                 samples = cls(
-                    features=data["features"].astype(np.float32),
-                    labels=data["labels"].astype(object),
-                    blurs=data["blurs"].astype(object),
+                    features=data["features"],
+                    labels=data["labels"],
+                    blurs=data["blurs"],
                     fonts=tuple(data["fonts"].tolist()),
                     font_of=data["font_of"].astype(np.int64),
                 )
@@ -149,11 +150,10 @@ def stock_classifier(letters: frozenset[str] | set[str]) -> LetterClassifier | N
 
 @lru_cache(maxsize=8)
 def _classifier_of(samples: StockSamples, letters: frozenset[str]) -> LetterClassifier | None:
-    keep = np.isin(samples.labels, list(letters))
+    keep = np.isin(samples.labels, np.array(sorted(letters), dtype=str))
     if not keep.any():
         return None
     classifier = LetterClassifier()
     classifier.stock = True
-    classifier.fit(None, samples.labels[keep].tolist(), samples.blurs[keep].tolist(),
-                   samples.features[keep])
+    classifier.fit(None, samples.labels[keep], samples.blurs[keep], samples.features[keep])
     return classifier
