@@ -148,3 +148,35 @@ def test_tesseract_confirms_middling_stock_letters_only_when_asked(monkeypatch):
     read, _ = read_letters(glyphs, classifier, tesseract)
     assert [g.confidence for g in read] == [middling, middling, 0.95]
     assert tesseract.calls == []
+
+
+GAME = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / (
+    "scrabscrap-game01")
+
+
+def test_a_letter_the_profile_never_learnt_is_named_by_the_stock_classifier():
+    """Real game, frame 3: the profile learnt from frames 1 and 2 has no Ö, and Tesseract
+    reads the new Ö at C10 as S; the stock classifier knows it."""
+    import cv2
+
+    from calibration.profile import Profile
+    from vision.read import read_board
+    from vision.stock import stock_samples
+
+    if not GAME.is_dir():
+        pytest.skip(f"real photos not available: {GAME} is missing")
+    if stock_samples() is None:
+        pytest.skip("no stock letter samples (the stock typefaces are not installed)")
+    sections = (GAME / "boards_after_each_move.txt").read_text("utf-8").split("## after move ")
+    boards = {int(part.splitlines()[0].split()[0]): [line.strip() for line in
+                                                      part.splitlines()[1:16]]
+              for part in sections[1:]}
+    profile = Profile(tileset="de")
+    for n in (1, 2):
+        profile.extend(cv2.imread(str(GAME / f"image-{n}.jpg")), boards[n])
+    assert "Ö" not in profile.classifier().letters
+    image = cv2.imread(str(GAME / "image-3.jpg"))
+    reading = read_board(image, profile)
+    assert reading.board == boards[3]
+    assert reading.sources[(9, 2)] == "stock"
+    assert read_board(image, profile, stock=False).board[9][2] != "Ö"

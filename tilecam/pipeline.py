@@ -329,6 +329,17 @@ class Pipeline:
         self.finish_learning()
         return self.profile.classifier()
 
+    def _stock_for_unseen(self, classifier: Any) -> Any:
+        """The stock classifier, to name the letters a profile has not learnt yet (None when
+        it has learnt them all, or reads without a profile)."""
+        from vision.stock import stock_classifier
+
+        if classifier is None or classifier.stock or set(self.tileset.letters) <= (
+            classifier.letters
+        ):
+            return None
+        return stock_classifier(set(self.tileset.letters))
+
     def commit(self, time: float = 0.0) -> list[MoveReport]:
         """Commit the provisional move now (a player pressed the clock)."""
         return self._handle(self.tracker.commit(time))
@@ -456,7 +467,7 @@ class Pipeline:
         # milliseconds a call) only runs at commit if the words as read are not all valid.
         deferred = self.lexicon is not None and classifier is not None and len(classifier) > 0
         guesses, _ = read_letters(glyphs, classifier, None if deferred else self.tesseract, None,
-                                  confirm=True)
+                                  confirm=True, stock=self._stock_for_unseen(classifier))
         read = _Read({}, rectified, started, dict(zip(squares, glyphs, strict=True)))
         for square, guess in zip(squares, guesses, strict=True):
             read.guesses[square] = self._letter(read.glyphs[square], guess)
@@ -498,7 +509,8 @@ class Pipeline:
             return  # no other letter would make the words valid
         classifier = self._classifier()
         glyphs = [self._reads[sq].glyphs[sq] for sq in unchecked]
-        guesses, _ = read_letters(glyphs, classifier, self.tesseract, None, confirm=True)
+        guesses, _ = read_letters(glyphs, classifier, self.tesseract, None, confirm=True,
+                                  stock=self._stock_for_unseen(classifier))
         for square, glyph, guess in zip(unchecked, glyphs, guesses, strict=True):
             self._reads[square].first[square] = state.read[square][0]
             state.read[square] = self._letter(glyph, guess)

@@ -997,6 +997,17 @@ class LetterClassifier:
         allowed = self._blurs_allowed(table.max(axis=2))
         return table[:, allowed].max(axis=1)
 
+    def similarity_to(self, glyphs: np.ndarray, letters: Sequence[str]) -> np.ndarray:
+        """For normalised glyphs (N, GLYPH_PX, GLYPH_PX) of one photo, each one's similarity
+        to the nearest sample of the letter given for it (-2 for a letter never learnt)."""
+        glyphs = np.asarray(glyphs, np.float32).reshape(-1, GLYPH_PX, GLYPH_PX)
+        if len(glyphs) == 0 or len(self._labels) == 0:
+            return np.full(len(glyphs), -2.0, np.float32)
+        per_class = self._per_class(glyphs)
+        index = {letter: i for i, letter in enumerate(self._classes)}
+        return np.array([per_class[k, index[letter]] if letter in index else -2.0
+                         for k, letter in enumerate(letters)], np.float32)
+
     def nearest(self, glyphs: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
         """For normalised glyphs (N, GLYPH_PX, GLYPH_PX) of one photo, the nearest letter of
         each, its similarity and the nearest other letter's (-2 when there is none)."""

@@ -16,7 +16,8 @@
    size are tiles; squares taken for tiles that show no letter are blanks, ``?``, when their
    middle looks like the tile faces around them (:func:`face_likeness`), up to the number of
    blanks in the tile set (the others were glare, shadow or a neighbour seen by parallax);
-7. the letters: the calibrated classifier for letters it knows and is sure of, and ONE
+7. the letters: the calibrated classifier for letters it knows and is sure of (without a
+   profile, the stock classifier learnt from printed typefaces, :mod:`vision.stock`), and ONE
    batched Tesseract call for the glyphs whose reading Tesseract could change.
 
 Board rows are given the way the tiles read upright; ``corners`` are listed in that
@@ -100,7 +101,8 @@ class BoardReading:
     seconds: float
     #: Counter-clockwise quarter turns of the photo's grid that make the tiles upright.
     orientation: int = 0
-    #: How each occupied square was read: "classifier", "tesseract" or "blank".
+    #: How each occupied square was read: "classifier", "tesseract", "stock" (a letter the
+    #: profile has not learnt, named by the stock classifier) or "blank".
     sources: dict[tuple[int, int], str] = field(default_factory=dict)
 
     def to_json(self) -> dict:
@@ -531,6 +533,7 @@ def read_letters(
     tesseract: TesseractReader | None,
     tileset: TileSet | None = None,
     confirm: bool = False,
+    stock: LetterClassifier | None = None,
 ) -> tuple[list[LetterGuess], list[str]]:
     """A letter (``?`` for a blank) and confidence for each occupied square's glyph.
 
@@ -546,6 +549,9 @@ def read_letters(
     it never saw that Tesseract reads the same.  (In the same call as the unsure glyphs, the
     extra glyphs changed how Tesseract read those: more letters went wrong on rendered and
     real photos alike.)
+
+    ``stock``, the stock classifier, names letters that a calibrated ``classifier`` has never
+    learnt (:func:`_unseen_from_stock`).
     """
     guesses: list[LetterGuess | None] = [None] * len(glyphs)
     sources = [""] * len(glyphs)
@@ -577,6 +583,8 @@ def read_letters(
         answers = tesseract.read([glyphs[i].ink for i in unsure])  # type: ignore[union-attr]
         for i, answer in zip(unsure, answers, strict=True):
             guesses[i], sources[i] = _combine(guesses[i], answer, classifier)
+        if known and stock is not None and not classifier.stock:  # type: ignore[union-attr]
+            _unseen_from_stock(unsure, glyphs, guesses, sources, classifier, stock)  # type: ignore[arg-type]
     for i in unsure:
         if not sources[i]:
             sources[i] = "classifier"
@@ -642,6 +650,31 @@ def with_marks(letter: str, marked: bool, tileset: TileSet) -> str:
         ]
         return above[0] if len(above) == 1 else letter
     return letter
+
+
+def _unseen_from_stock(
+    unsure: list[int], glyphs: list[Glyph | None], guesses: list[LetterGuess | None],
+    sources: list[str], classifier: LetterClassifier, stock: LetterClassifier,
+) -> None:
+    """Where the stock classifier surely reads a letter that the calibrated one has never
+    learnt, that letter, unless the glyph matches the user's own samples of the letter chosen
+    so far (:data:`KNOWN_SIMILARITY`): Tesseract's letter is then not the glyph's either, had
+    the user's tiles of it been learnt.  (On the real game, Tesseract read an Ö as S and a Z as
+    Y that no profile had learnt yet; the stock classifier read them right, with confidence
+    0.95 and 0.84.)  ``guesses`` and ``sources`` are changed in place."""
+    unseen = set(stock.letters) - classifier.letters - {BLANK}
+    lettered = [i for i in unsure if glyphs[i] is not None]
+    if not unseen or not lettered:
+        return
+    shapes = np.stack([glyphs[i].normalised for i in lettered])  # type: ignore[union-attr]
+    named = stock.predict(shapes)
+    chosen = [g.letter if g is not None else BLANK for g in (guesses[i] for i in lettered)]
+    own = classifier.similarity_to(shapes, chosen)
+    for i, guess, similarity in zip(lettered, named, own, strict=True):
+        if guess.letter in unseen and guess.confidence >= ACCEPT and (
+            similarity < KNOWN_SIMILARITY
+        ):
+            guesses[i], sources[i] = guess, "stock"
 
 
 def _combine(
@@ -748,7 +781,11 @@ def read_board(
         index = squares.index(square)
         del squares[index], glyphs[index]
         confidence[square] = UNSURE
-    guesses, sources = read_letters(glyphs, classifier, tesseract, tiles)
+    # A profile that has not learnt every letter yet: the stock classifier may name the others.
+    fallback = stock_classifier(set(tiles.letters)) if (
+        stock and profile is not None and not set(tiles.letters) <= classifier.letters  # type: ignore[union-attr]
+    ) else None
+    guesses, sources = read_letters(glyphs, classifier, tesseract, tiles, stock=fallback)
     rows = [["."] * SIZE for _ in range(SIZE)]
     for (r, c), guess in zip(squares, guesses, strict=True):
         rows[r][c] = guess.letter
