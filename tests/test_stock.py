@@ -78,6 +78,10 @@ def test_a_broken_or_foreign_file_is_named(tmp_path, one_font):
     with pytest.raises(StockError, match="junk.npz: not a stock samples file"):
         StockSamples.load(junk)
     path, _ = one_font
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(path.read_bytes()[: 5000])  # a copy that was cut short
+    with pytest.raises(StockError, match="cut.npz: not a stock samples file"):
+        StockSamples.load(cut)
     samples = StockSamples.load(path)
     old = tmp_path / "old.npz"
     with np.load(path) as data:

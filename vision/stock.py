@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import os
+import zipfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -101,7 +102,7 @@ class StockSamples:
                     fonts=tuple(data["fonts"].tolist()),
                     font_of=data["font_of"].astype(np.int64),
                 )
-        except (OSError, KeyError, ValueError) as exc:
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
             if isinstance(exc, StockError):
                 raise
             raise StockError(f"{path}: not a stock samples file ({exc})") from None
