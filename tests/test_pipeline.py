@@ -500,3 +500,30 @@ def test_a_confirmed_move_is_learnt_off_the_frame_loop(rendered_profile, monkeyp
     assert threads and all(name.startswith("tilecam-learn") for name in threads), threads
     assert profile.labels.count("Z") > zs_before
     assert Square(7, 3) in pipeline._learnt  # kept to rename if the Z proves misread
+
+
+def test_a_letter_corrected_on_the_page_is_renamed_in_the_profile(rendered_profile, tmp_path):
+    # ZEBRa confirmed and learnt; the players then correct the Z on the page (say it was an
+    # S): the samples learnt from that tile are an S's now.
+    import copy
+
+    from tilecam.live import PageLink
+    from webui import STORE_KEY, create_app
+
+    app = create_app({"DATABASE": str(tmp_path / "games.sqlite3"), "TESTING": True})
+    created = app.test_client().post("/api/games", json={"players": ["ann", "ben"],
+                                                         "pin": "2468"})
+    profile = copy.deepcopy(rendered_profile)
+    zs, ss = profile.labels.count("Z"), profile.labels.count("S")
+    pipeline = Pipeline(["ann", "ben"], profile=profile, lexicon=Lexicon.default(), stills=True)
+    link = PageLink(app, created.json["id"], "2468", pipeline)
+    link.send(pipeline.feed(*still(ZEBRA, 1)))
+    pipeline.finish_learning()
+    learnt = profile.labels.count("Z") - zs
+    assert learnt > 0
+    link.post("correct", {"square": "D8", "letter": "S"})  # as the page's correction does
+    link.poll()
+    assert pipeline.game.board[Square.parse("D8")] == "S"
+    assert profile.labels.count("Z") == zs
+    assert profile.labels.count("S") == ss + learnt
+    app.extensions[STORE_KEY].close()

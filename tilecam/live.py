@@ -45,6 +45,8 @@ from typing import TYPE_CHECKING, Any
 import cv2
 import numpy as np
 
+from scorer.squares import Square
+
 if TYPE_CHECKING:
     from flask import Flask
 
@@ -406,11 +408,17 @@ class PageLink:
             live = store.live(self.game_id)
             game = copy.deepcopy(live.game)
             self._version = live.version
-        before = self.pipeline.game.board.rows()
+        old_board = self.pipeline.game.board
+        before = old_board.rows()
         self.pipeline.game = game
         after = game.board.rows()
         if after != before:
             self.pipeline.tracker.confirm_board(after)
+            # A letter corrected on the page: the profile learnt that tile as the old letter.
+            for index, (was, now) in enumerate(zip(old_board.cells, game.board.cells,
+                                                   strict=True)):
+                if was is not None and now is not None and was != now:
+                    self.pipeline.relabel(Square(index // 15, index % 15), was, now)
 
     # ------------------------------------------------------------------ preview
 

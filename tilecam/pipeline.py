@@ -1517,6 +1517,11 @@ class Pipeline:
         except Exception:  # noqa: BLE001 - the game goes on with the profile as it was
             log.exception("learning from a confirmed move failed")
 
+    def relabel(self, square: Square, was: str, letter: str) -> None:
+        """The tile on ``square``, confirmed as ``was``, is ``letter`` (the players corrected
+        it): what the profile learnt of it is renamed."""
+        self._relabel(square, was, letter)
+
     def _relabel(self, square: Square, was: str, letter: str) -> None:
         """The profile learnt the tile on ``square`` as ``was``; it is ``letter``."""
         self.finish_learning()  # the move that laid it may still be being learnt
