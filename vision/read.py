@@ -365,16 +365,20 @@ def missed_tiles(
     finder: GlyphFinder, squares: list[tuple[int, int]], glyphs: list[Glyph | None],
     occupied: np.ndarray, turns: int,
 ) -> list[tuple[tuple[int, int], Glyph]]:
-    """Plain squares taken for empty that show a letter of the tiles' size in their middle, on
-    a face as bright as the tiles' faces, with that letter (squares in the upright board's
-    terms, like ``squares``)."""
+    """Plain squares taken for empty, beside a lettered tile, that show a letter of the tiles'
+    size in their middle, on a face as bright as the tiles' faces, with that letter (squares
+    in the upright board's terms, like ``squares``)."""
     lettered = [sq for sq, g in zip(squares, glyphs, strict=True) if g is not None]
     heights = [g.height for g in glyphs if g is not None]
     if len(heights) < 3:
         return []
     typical = float(np.median(heights))
     face = float(np.median(finder.face_brightness(lettered, turns)))
-    empty = [tuple(map(int, rc)) for rc in np.argwhere(~occupied & _PLAIN)]
+    # A tile lies beside another (words have two letters or more): a letter on a square with
+    # no tile beside it is a neighbour's seen by parallax, or a mark on the board.
+    beside = set(lettered)
+    empty = [tuple(map(int, rc)) for rc in np.argwhere(~occupied & _PLAIN)
+             if any(n in beside for n in _neighbours((int(rc[0]), int(rc[1]))))]
     found = finder.glyphs(empty, turns)
     brightness = finder.face_brightness(empty, turns)
     return [
@@ -468,35 +472,66 @@ def not_blanks(
 ) -> list[tuple[int, int]]:
     """The squares taken for tiles that show no letter and are not blanks: those whose middle
     does not look like a tile's face (``face``: the two shares of :func:`face_likeness` per
-    bare square, when known), and those beyond the ``blanks`` the tile set has: the blanks
-    kept are those lying beside a lettered tile (a blank is part of a word), then those most
-    like a face, then the surest tiles.
+    bare square, when known), those not joined to a lettered tile (a blank is part of a word),
+    and those beyond the ``blanks`` the tile set has: the blanks kept are those lying beside a
+    lettered tile, then those most like a face, then the surest tiles.
 
-    >>> sure = np.full((15, 15), 0.9); sure[0, 0] = 0.6
+    >>> sure = np.full((15, 15), 0.9); sure[6, 7] = 0.6
     >>> g = Glyph(np.zeros((24, 24), np.float32), np.zeros((4, 4), np.uint8), 0.5)
-    >>> not_blanks([(0, 0), (7, 7), (7, 8), (12, 3)], [None, g, None, None], sure, 2)
-    [(0, 0)]
-    >>> not_blanks([(7, 7), (7, 8), (12, 3)], [g, None, None], sure, 2,
-    ...            {(7, 8): (0.1, 0.0), (12, 3): (1.0, 0.9)})
-    [(7, 8)]
+    >>> not_blanks([(6, 7), (7, 7), (7, 8), (7, 9), (12, 3)], [None, g, None, None, None],
+    ...            sure, 2)
+    [(7, 9), (12, 3)]
+    >>> not_blanks([(7, 7), (7, 8), (7, 9), (12, 3)], [g, None, None, None], sure, 2,
+    ...            {(7, 8): (0.1, 0.0), (7, 9): (1.0, 0.9), (12, 3): (1.0, 0.9)})
+    [(7, 8), (7, 9), (12, 3)]
     """
     lettered = {sq for sq, g in zip(squares, glyphs, strict=True) if g is not None}
     bare = [sq for sq, g in zip(squares, glyphs, strict=True) if g is None]
     face = face or {}
-    faceless = [sq for sq in bare if face.get(sq, (1.0, 1.0))[0] < BLANK_FACE]
-    bare = [sq for sq in bare if sq not in faceless]
+    # Every tile of a game belongs to a word of two letters or more, and a set has too few
+    # blanks to make a word of blanks alone: a blank joins a lettered tile, directly or
+    # through the other blank.  A bare square cut off from every lettered tile is the board
+    # lightened by glare.
+    faced = [sq for sq in bare if face.get(sq, (1.0, 1.0))[0] >= BLANK_FACE]
+    joined = _joined_to(faced, lettered)
+    faceless = [sq for sq in bare if sq not in joined]
+    bare = [sq for sq in bare if sq in joined]
     if len(bare) <= blanks:
         return sorted(faceless)
 
     def in_word(square: tuple[int, int]) -> bool:
-        r, c = square
-        return any(n in lettered for n in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)))
+        return any(n in lettered for n in _neighbours(square))
 
     def rank(square: tuple[int, int]) -> tuple[bool, float, float]:
         return in_word(square), sum(face.get(square, (1.0, 1.0))), float(confidence[square])
 
     ranked = sorted(bare, key=rank, reverse=True)
     return sorted(faceless + ranked[blanks:])
+
+
+def _neighbours(square: tuple[int, int]) -> tuple[tuple[int, int], ...]:
+    """The four squares beside ``square`` (some may lie off the board)."""
+    r, c = square
+    return (r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)
+
+
+def _joined_to(
+    squares: list[tuple[int, int]], lettered: set[tuple[int, int]]
+) -> set[tuple[int, int]]:
+    """Those of ``squares`` linked to a ``lettered`` square through a chain of ``squares``.
+
+    >>> sorted(_joined_to([(7, 8), (7, 9), (2, 2)], {(7, 7)}))
+    [(7, 8), (7, 9)]
+    """
+    left = set(squares)
+    reached = {sq for sq in left if any(n in lettered for n in _neighbours(sq))}
+    frontier = list(reached)
+    while frontier:
+        for n in _neighbours(frontier.pop()):
+            if n in left and n not in reached:
+                reached.add(n)
+                frontier.append(n)
+    return reached
 
 
 def _turn_sensitive(tiles: TileSet) -> bool:
