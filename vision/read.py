@@ -356,9 +356,11 @@ _PLAIN = np.array([[kind == "." for kind in row] for row in PREMIUM_LAYOUT])
 #: A letter on a square taken for empty is a tile's when its height lies within these shares
 #: of the tiles' median letter height.
 MISSED_HEIGHT = (0.8, 1.25)
-#: ... and the square's middle is about as bright as the faces of the tiles found (not the
-#: darker board of most editions, with its grid lines).
-MISSED_FACE = (0.8, 1.25)
+#: ... and the square's middle is at least this share of the brightness of the faces of the
+#: tiles found (not the darker board of most editions, with its grid lines).  There is no
+#: upper bound: glare makes the tiles it falls on brighter than the others, and takes them
+#: for empty squares as it washes their colour out.
+MISSED_FACE = 0.8
 
 
 def missed_tiles(
@@ -366,8 +368,8 @@ def missed_tiles(
     occupied: np.ndarray, turns: int,
 ) -> list[tuple[tuple[int, int], Glyph]]:
     """Plain squares taken for empty, beside a lettered tile, that show a letter of the tiles'
-    size in their middle, on a face as bright as the tiles' faces, with that letter (squares
-    in the upright board's terms, like ``squares``)."""
+    size in their middle, on a face at least about as bright as the tiles' faces, with that
+    letter (squares in the upright board's terms, like ``squares``)."""
     lettered = [sq for sq, g in zip(squares, glyphs, strict=True) if g is not None]
     heights = [g.height for g in glyphs if g is not None]
     if len(heights) < 3:
@@ -385,7 +387,7 @@ def missed_tiles(
         (square, glyph) for square, glyph, light in zip(empty, found, brightness, strict=True)
         if glyph is not None
         and MISSED_HEIGHT[0] * typical <= glyph.height <= MISSED_HEIGHT[1] * typical
-        and MISSED_FACE[0] * face <= light <= MISSED_FACE[1] * face
+        and light >= MISSED_FACE * face
     ]
 
 
