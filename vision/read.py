@@ -13,9 +13,11 @@
    :func:`orientation_of_glyphs`: letters are taller than wide, read best upright and carry
    their point-value digit at the lower right, all weighed together);
 6. squares the uncalibrated occupancy model took for empty that show a letter of the tiles'
-   size are tiles; squares taken for tiles that show no letter are blanks, ``?``, when their
-   middle looks like the tile faces around them (:func:`face_likeness`), up to the number of
-   blanks in the tile set (the others were glare, shadow or a neighbour seen by parallax);
+   size beside a tile are tiles; squares taken for tiles that show no letter are blanks,
+   ``?``, when their middle looks like the tile faces around them (:func:`face_likeness`) and
+   they join a lettered tile, up to the number of blanks in the tile set (the others were
+   glare, shadow or a neighbour seen by parallax); a lone square showing only a small mark is
+   not a tile (:func:`stray_marks`);
 7. the letters: the calibrated classifier for letters it knows and is sure of, and ONE
    batched Tesseract call for the glyphs whose reading Tesseract could change.
 
@@ -536,6 +538,34 @@ def _joined_to(
     return reached
 
 
+#: A glyph less than this share of the tiles' median letter height is a mark, not a letter.
+MARK_HEIGHT = 0.5
+
+
+def stray_marks(
+    squares: list[tuple[int, int]], glyphs: list[Glyph | None]
+) -> list[tuple[int, int]]:
+    """The squares taken for tiles that have no other taken square beside them (a tile is part
+    of a word) and show only a mark far smaller than the letters on the tiles
+    (:data:`MARK_HEIGHT`): a piece of a premium square's label, made to stand out by glare.
+
+    >>> def g(height): return Glyph(np.zeros((24, 24), np.float32), np.zeros((1, 1)), height)
+    >>> stray_marks([(1, 1), (7, 7), (7, 8), (7, 9), (11, 3)],
+    ...             [g(0.1), g(0.5), g(0.1), g(0.5), g(0.5)])
+    [(1, 1)]
+    """
+    taken = set(squares)
+    heights = [g.height for g in glyphs if g is not None]
+    if len(heights) < 3:
+        return []
+    typical = float(np.median(heights))
+    return [
+        square for square, glyph in zip(squares, glyphs, strict=True)
+        if glyph is not None and glyph.height < MARK_HEIGHT * typical
+        and not any(n in taken for n in _neighbours(square))
+    ]
+
+
 def _turn_sensitive(tiles: TileSet) -> bool:
     """Whether glyphs must be found in the upright picture: letters with marks above them, or
     tiles of several letters, are told by what lies above or beside the letter.
@@ -747,9 +777,11 @@ def read_board(
     taken[tuple(np.array(squares, np.int64).reshape(-1, 2).T)] = True
     closer, match = face_likeness(rectified, turns, bare, lettered, taken)
     face = {sq: (float(a), float(b)) for sq, a, b in zip(bare, closer, match, strict=True)}
-    for square in not_blanks(squares, glyphs, confidence, tiles.counts.get(BLANK, 0), face):
-        # Taken for a tile but showing no letter, beyond the blanks the set has: a square
-        # lightened by glare or a shadow's edge rather than a tile.
+    removed = not_blanks(squares, glyphs, confidence, tiles.counts.get(BLANK, 0), face)
+    for square in removed + stray_marks(squares, glyphs):
+        # Taken for a tile but showing no letter (beyond the blanks the set has, or not in a
+        # word), or only a mark far smaller than a letter with no tile beside it: a square
+        # lightened by glare or a shadow's edge, or a premium label's print, rather than a tile.
         index = squares.index(square)
         del squares[index], glyphs[index]
         confidence[square] = UNSURE
