@@ -303,6 +303,11 @@ def _self_ratio(
     :data:`_BLANK_PRIOR`.  Each premium type's empty look is that of its squares left empty; a
     type with fewer than three of them is not judged, nor is any square when there are fewer
     than three lettered tiles or empty plain squares.
+
+    Only ``usable`` squares shape the looks, but every square is judged: ivory tiles in good
+    light clip to white as glare does, and their blanks, left to the first decision, were
+    taken for the board; glare on an empty square is taken for a blank at worst, which the
+    reading finds without a letter and not in a word.
     """
     scaled = (features / _FEATURE_SCALE).reshape(-1, features.shape[-1])
     flat = occupied.ravel()
@@ -332,8 +337,6 @@ def _self_ratio(
             empty_score = _diagonal_log_likelihood(scaled[members], centre, spread)
             ratio[members] = tile_score[members] - empty_score
             blank_ratio[members] = blank_score[members] - empty_score
-    ratio[~usable] = np.nan
-    blank_ratio[~usable] = np.nan
     return ratio, blank_ratio
 
 

@@ -13,9 +13,11 @@
    :func:`orientation_of_glyphs`: letters are taller than wide, read best upright and carry
    their point-value digit at the lower right, all weighed together);
 6. squares the uncalibrated occupancy model took for empty that show a letter of the tiles'
-   size are tiles; squares taken for tiles that show no letter are blanks, ``?``, when their
-   middle looks like the tile faces around them (:func:`face_likeness`), up to the number of
-   blanks in the tile set (the others were glare, shadow or a neighbour seen by parallax);
+   size beside a tile are tiles; squares taken for tiles that show no letter are blanks,
+   ``?``, when their middle looks like the tile faces around them (:func:`face_likeness`) and
+   they join a lettered tile, up to the number of blanks in the tile set (the others were
+   glare, shadow or a neighbour seen by parallax); a lone square showing only a small mark is
+   not a tile (:func:`stray_marks`);
 7. the letters: the calibrated classifier for letters it knows and is sure of (without a
    profile, the stock classifier learnt from printed typefaces, :mod:`vision.stock`), and ONE
    batched Tesseract call for the glyphs whose reading Tesseract could change.
@@ -362,32 +364,38 @@ _PLAIN = np.array([[kind == "." for kind in row] for row in PREMIUM_LAYOUT])
 #: A letter on a square taken for empty is a tile's when its height lies within these shares
 #: of the tiles' median letter height.
 MISSED_HEIGHT = (0.8, 1.25)
-#: ... and the square's middle is about as bright as the faces of the tiles found (not the
-#: darker board of most editions, with its grid lines).
-MISSED_FACE = (0.8, 1.25)
+#: ... and the square's middle is at least this share of the brightness of the faces of the
+#: tiles found (not the darker board of most editions, with its grid lines).  There is no
+#: upper bound: glare makes the tiles it falls on brighter than the others, and takes them
+#: for empty squares as it washes their colour out.
+MISSED_FACE = 0.8
 
 
 def missed_tiles(
     finder: GlyphFinder, squares: list[tuple[int, int]], glyphs: list[Glyph | None],
     occupied: np.ndarray, turns: int,
 ) -> list[tuple[tuple[int, int], Glyph]]:
-    """Plain squares taken for empty that show a letter of the tiles' size in their middle, on
-    a face as bright as the tiles' faces, with that letter (squares in the upright board's
-    terms, like ``squares``)."""
+    """Plain squares taken for empty, beside a lettered tile, that show a letter of the tiles'
+    size in their middle, on a face at least about as bright as the tiles' faces, with that
+    letter (squares in the upright board's terms, like ``squares``)."""
     lettered = [sq for sq, g in zip(squares, glyphs, strict=True) if g is not None]
     heights = [g.height for g in glyphs if g is not None]
     if len(heights) < 3:
         return []
     typical = float(np.median(heights))
     face = float(np.median(finder.face_brightness(lettered, turns)))
-    empty = [tuple(map(int, rc)) for rc in np.argwhere(~occupied & _PLAIN)]
+    # A tile lies beside another (words have two letters or more): a letter on a square with
+    # no tile beside it is a neighbour's seen by parallax, or a mark on the board.
+    beside = set(lettered)
+    empty = [tuple(map(int, rc)) for rc in np.argwhere(~occupied & _PLAIN)
+             if any(n in beside for n in _neighbours((int(rc[0]), int(rc[1]))))]
     found = finder.glyphs(empty, turns)
     brightness = finder.face_brightness(empty, turns)
     return [
         (square, glyph) for square, glyph, light in zip(empty, found, brightness, strict=True)
         if glyph is not None
         and MISSED_HEIGHT[0] * typical <= glyph.height <= MISSED_HEIGHT[1] * typical
-        and MISSED_FACE[0] * face <= light <= MISSED_FACE[1] * face
+        and light >= MISSED_FACE * face
     ]
 
 
@@ -474,35 +482,94 @@ def not_blanks(
 ) -> list[tuple[int, int]]:
     """The squares taken for tiles that show no letter and are not blanks: those whose middle
     does not look like a tile's face (``face``: the two shares of :func:`face_likeness` per
-    bare square, when known), and those beyond the ``blanks`` the tile set has: the blanks
-    kept are those lying beside a lettered tile (a blank is part of a word), then those most
-    like a face, then the surest tiles.
+    bare square, when known), those not joined to a lettered tile (a blank is part of a word),
+    and those beyond the ``blanks`` the tile set has: the blanks kept are those lying beside a
+    lettered tile, then those most like a face, then the surest tiles.
 
-    >>> sure = np.full((15, 15), 0.9); sure[0, 0] = 0.6
+    >>> sure = np.full((15, 15), 0.9); sure[6, 7] = 0.6
     >>> g = Glyph(np.zeros((24, 24), np.float32), np.zeros((4, 4), np.uint8), 0.5)
-    >>> not_blanks([(0, 0), (7, 7), (7, 8), (12, 3)], [None, g, None, None], sure, 2)
-    [(0, 0)]
-    >>> not_blanks([(7, 7), (7, 8), (12, 3)], [g, None, None], sure, 2,
-    ...            {(7, 8): (0.1, 0.0), (12, 3): (1.0, 0.9)})
-    [(7, 8)]
+    >>> not_blanks([(6, 7), (7, 7), (7, 8), (7, 9), (12, 3)], [None, g, None, None, None],
+    ...            sure, 2)
+    [(7, 9), (12, 3)]
+    >>> not_blanks([(7, 7), (7, 8), (7, 9), (12, 3)], [g, None, None, None], sure, 2,
+    ...            {(7, 8): (0.1, 0.0), (7, 9): (1.0, 0.9), (12, 3): (1.0, 0.9)})
+    [(7, 8), (7, 9), (12, 3)]
     """
     lettered = {sq for sq, g in zip(squares, glyphs, strict=True) if g is not None}
     bare = [sq for sq, g in zip(squares, glyphs, strict=True) if g is None]
     face = face or {}
-    faceless = [sq for sq in bare if face.get(sq, (1.0, 1.0))[0] < BLANK_FACE]
-    bare = [sq for sq in bare if sq not in faceless]
+    # Every tile of a game belongs to a word of two letters or more, and a set has too few
+    # blanks to make a word of blanks alone: a blank joins a lettered tile, directly or
+    # through the other blank.  A bare square cut off from every lettered tile is the board
+    # lightened by glare.
+    faced = [sq for sq in bare if face.get(sq, (1.0, 1.0))[0] >= BLANK_FACE]
+    joined = _joined_to(faced, lettered)
+    faceless = [sq for sq in bare if sq not in joined]
+    bare = [sq for sq in bare if sq in joined]
     if len(bare) <= blanks:
         return sorted(faceless)
 
     def in_word(square: tuple[int, int]) -> bool:
-        r, c = square
-        return any(n in lettered for n in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)))
+        return any(n in lettered for n in _neighbours(square))
 
     def rank(square: tuple[int, int]) -> tuple[bool, float, float]:
         return in_word(square), sum(face.get(square, (1.0, 1.0))), float(confidence[square])
 
     ranked = sorted(bare, key=rank, reverse=True)
     return sorted(faceless + ranked[blanks:])
+
+
+def _neighbours(square: tuple[int, int]) -> tuple[tuple[int, int], ...]:
+    """The four squares beside ``square`` (some may lie off the board)."""
+    r, c = square
+    return (r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)
+
+
+def _joined_to(
+    squares: list[tuple[int, int]], lettered: set[tuple[int, int]]
+) -> set[tuple[int, int]]:
+    """Those of ``squares`` linked to a ``lettered`` square through a chain of ``squares``.
+
+    >>> sorted(_joined_to([(7, 8), (7, 9), (2, 2)], {(7, 7)}))
+    [(7, 8), (7, 9)]
+    """
+    left = set(squares)
+    reached = {sq for sq in left if any(n in lettered for n in _neighbours(sq))}
+    frontier = list(reached)
+    while frontier:
+        for n in _neighbours(frontier.pop()):
+            if n in left and n not in reached:
+                reached.add(n)
+                frontier.append(n)
+    return reached
+
+
+#: A glyph less than this share of the tiles' median letter height is a mark, not a letter.
+MARK_HEIGHT = 0.5
+
+
+def stray_marks(
+    squares: list[tuple[int, int]], glyphs: list[Glyph | None]
+) -> list[tuple[int, int]]:
+    """The squares taken for tiles that have no other taken square beside them (a tile is part
+    of a word) and show only a mark far smaller than the letters on the tiles
+    (:data:`MARK_HEIGHT`): a piece of a premium square's label, made to stand out by glare.
+
+    >>> def g(height): return Glyph(np.zeros((24, 24), np.float32), np.zeros((1, 1)), height)
+    >>> stray_marks([(1, 1), (7, 7), (7, 8), (7, 9), (11, 3)],
+    ...             [g(0.1), g(0.5), g(0.1), g(0.5), g(0.5)])
+    [(1, 1)]
+    """
+    taken = set(squares)
+    heights = [g.height for g in glyphs if g is not None]
+    if len(heights) < 3:
+        return []
+    typical = float(np.median(heights))
+    return [
+        square for square, glyph in zip(squares, glyphs, strict=True)
+        if glyph is not None and glyph.height < MARK_HEIGHT * typical
+        and not any(n in taken for n in _neighbours(square))
+    ]
 
 
 def _turn_sensitive(tiles: TileSet) -> bool:
@@ -775,9 +842,11 @@ def read_board(
     taken[tuple(np.array(squares, np.int64).reshape(-1, 2).T)] = True
     closer, match = face_likeness(rectified, turns, bare, lettered, taken)
     face = {sq: (float(a), float(b)) for sq, a, b in zip(bare, closer, match, strict=True)}
-    for square in not_blanks(squares, glyphs, confidence, tiles.counts.get(BLANK, 0), face):
-        # Taken for a tile but showing no letter, beyond the blanks the set has: a square
-        # lightened by glare or a shadow's edge rather than a tile.
+    removed = not_blanks(squares, glyphs, confidence, tiles.counts.get(BLANK, 0), face)
+    for square in removed + stray_marks(squares, glyphs):
+        # Taken for a tile but showing no letter (beyond the blanks the set has, or not in a
+        # word), or only a mark far smaller than a letter with no tile beside it: a square
+        # lightened by glare or a shadow's edge, or a premium label's print, rather than a tile.
         index = squares.index(square)
         del squares[index], glyphs[index]
         confidence[square] = UNSURE
