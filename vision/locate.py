@@ -837,7 +837,9 @@ def locate_board(image: np.ndarray) -> BoardLocation:
             f"the squares found span {x_span[1] - x_span[0]}x{y_span[1] - y_span[0]} "
             "lattice steps: a repeating pattern, not a 15x15 board"
         )
-    empty = _EmptySquares(lattice.sites)
+    # A dozen or so empty squares bunched together say too little of the board's far side: there
+    # the lines, tiles' edges and all, know better.
+    empty = _EmptySquares(lattice.sites) if len(lattice.members) >= _ENOUGH_CELLS else None
     homography = _refine(ridges, homography, x_span, y_span, empty=empty)
     points, _ = _line_samples(*x_span, y_span, vertical=True)
     _, _, strength = _peaks(ridges, homography, points, True, reach=0.1)
