@@ -16,8 +16,11 @@ The grid lines are the one thing every edition shares, so the search uses only t
    lattice's axes are then turned onto the grid lines (a diagonal can pass for an axis).
 4. The lattice is refined against the lines themselves: the ridge peak is found near many points
    along each projected grid line and the homography is refitted to those peaks (a line-based
-   DLT), which makes it sub-pixel accurate; it is extended line by line while the next line is
-   seen along its length (under tiles the gaps between them carry it).
+   DLT), which makes it sub-pixel accurate.  Tiles stand above the board, so at a slant their
+   edges lie off the printed lines: where enough empty squares were found the fit rests on the
+   lines between two of them, and other peaks count (for less) only where they agree with it.
+   The lattice is extended line by line while the next line is seen along its length (under
+   tiles the gaps between them carry it).
 5. Which 16 consecutive lines in each direction are the grid is decided by line support and by
    where empty squares were found: a board's edge can look like one more line, but no squares
    lie beyond it.  On a colour photo the premium squares may then move the window by up to two
@@ -535,9 +538,11 @@ def _refine(
 ) -> np.ndarray:
     """Refit the lattice to ridge peaks along lines ``x_lines`` and ``y_lines`` (inclusive).
 
-    With ``empty`` given (and enough samples between empty squares in each direction), the
-    first round fits the lines between two empty squares alone (see :class:`_EmptySquares`);
-    later rounds admit peaks elsewhere that lie within :data:`_ADMIT_OFFSET` of that fit.
+    With ``empty`` given and enough samples between empty squares in each direction, the first
+    round fits the lines between two empty squares alone (see :class:`_EmptySquares`); later
+    rounds admit, at :data:`_ADMIT_WEIGHT`, peaks elsewhere within :data:`_ADMIT_OFFSET` of that
+    fit.  With too few such samples, every round takes only the peaks that close to the fit so
+    far (the lattice of empty squares at first).
     """
     v_points, v_index = _line_samples(*x_lines, (y_lines[0], y_lines[1]), vertical=True)
     h_points, h_index = _line_samples(*y_lines, (x_lines[0], x_lines[1]), vertical=False)
