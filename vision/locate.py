@@ -16,8 +16,11 @@ The grid lines are the one thing every edition shares, so the search uses only t
    lattice's axes are then turned onto the grid lines (a diagonal can pass for an axis).
 4. The lattice is refined against the lines themselves: the ridge peak is found near many points
    along each projected grid line and the homography is refitted to those peaks (a line-based
-   DLT), which makes it sub-pixel accurate; it is extended line by line while the next line is
-   seen along its length (under tiles the gaps between them carry it).
+   DLT), which makes it sub-pixel accurate.  Tiles stand above the board, so at a slant their
+   edges lie off the printed lines: where enough empty squares were found the fit rests on the
+   lines between two of them, and other peaks count (for less) only where they agree with it.
+   The lattice is extended line by line while the next line is seen along its length (under
+   tiles the gaps between them carry it).
 5. Which 16 consecutive lines in each direction are the grid is decided by line support and by
    where empty squares were found: a board's edge can look like one more line, but no squares
    lie beyond it.  On a colour photo the premium squares may then move the window by up to two
@@ -483,6 +486,47 @@ def _fit_to_lines(
     return lattice_to_image / lattice_to_image[2, 2]
 
 
+class _EmptySquares:
+    """The squares where empty cells were found (lattice sites), to ask which line samples lie
+    between two of them.
+
+    Tiles stand above the board: seen at a slant, the gap between two tiles, a tile's edge and
+    its shadow make ridges a tenth to a fifth of a square off the printed line they cover, all
+    pulled the same way.  Only a line between two empty squares is surely the printed line.
+    """
+
+    def __init__(self, sites: np.ndarray) -> None:
+        self.origin = sites.min(axis=0) - 1
+        self.found = np.zeros(tuple(np.ptp(sites, axis=0) + 3), bool)
+        self.found[tuple((sites - self.origin).T)] = True
+
+    def _empty(self, columns: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        i, j = columns - self.origin[0], rows - self.origin[1]
+        inside = (i >= 0) & (i < self.found.shape[0]) & (j >= 0) & (j < self.found.shape[1])
+        result = np.zeros(len(i), bool)
+        result[inside] = self.found[i[inside], j[inside]]
+        return result
+
+    def between(self, points: np.ndarray, vertical: bool) -> np.ndarray:
+        """Which line samples (lattice points on lines) have an empty square on both sides."""
+        line_axis, along_axis = (0, 1) if vertical else (1, 0)
+        line = np.rint(points[:, line_axis]).astype(int)
+        square = np.floor(points[:, along_axis]).astype(int)
+        if vertical:
+            return self._empty(line - 1, square) & self._empty(line, square)
+        return self._empty(square, line - 1) & self._empty(square, line)
+
+
+#: Fewest samples between empty squares, per direction, that a refit may start from alone.
+_MIN_BARE_SAMPLES = 24
+#: Farthest (in squares) from the lattice fitted to the lines between empty squares that a peak
+#: elsewhere may lie and still count: where few empty squares were found, the lines elsewhere
+#: carry the fit across the board, but a tile's edge lies farther off than this.
+_ADMIT_OFFSET = 0.06
+#: Weight of an admitted peak elsewhere relative to one between two empty squares.
+_ADMIT_WEIGHT = 0.2
+
+
 def _refine(
     ridges: np.ndarray,
     homography: np.ndarray,
@@ -490,22 +534,40 @@ def _refine(
     y_lines: tuple[int, int],
     reach: float = 0.3,
     rounds: int = 3,
+    empty: _EmptySquares | None = None,
 ) -> np.ndarray:
-    """Refit the lattice to ridge peaks along lines ``x_lines`` and ``y_lines`` (inclusive)."""
+    """Refit the lattice to ridge peaks along lines ``x_lines`` and ``y_lines`` (inclusive).
+
+    With ``empty`` given and enough samples between empty squares in each direction, the first
+    round fits the lines between two empty squares alone (see :class:`_EmptySquares`); later
+    rounds admit, at :data:`_ADMIT_WEIGHT`, peaks elsewhere within :data:`_ADMIT_OFFSET` of that
+    fit.  With too few such samples, every round takes only the peaks that close to the fit so
+    far (the lattice of empty squares at first).
+    """
     v_points, v_index = _line_samples(*x_lines, (y_lines[0], y_lines[1]), vertical=True)
     h_points, h_index = _line_samples(*y_lines, (x_lines[0], x_lines[1]), vertical=False)
+    trusted = np.ones(len(v_index) + len(h_index), bool)
+    if empty is not None:
+        v_bare, h_bare = empty.between(v_points, True), empty.between(h_points, False)
+        # Too few of them to rest a fit on: the lattice found from the empty squares stands in
+        # for their fit, and only peaks near it count.
+        enough = min(v_bare.sum(), h_bare.sum()) >= _MIN_BARE_SAMPLES
+        trusted = np.concatenate([v_bare, h_bare]) & enough
     for round_number in range(rounds):
         v_img, v_off, v_str = _peaks(ridges, homography, v_points, True, reach)
         h_img, h_off, h_str = _peaks(ridges, homography, h_points, False, reach)
         strength = np.concatenate([v_str, h_str])
         floor = 0.4 * np.median(strength[strength > 0]) if (strength > 0).any() else 1.0
         offsets = np.abs(np.concatenate([v_off, h_off]))
-        keep = (strength > floor) & (offsets < reach * (1.0 if round_number == 0 else 0.6))
+        near = offsets < reach * (1.0 if round_number == 0 else 0.6)
+        admitted = ~trusted & (offsets < _ADMIT_OFFSET) & (round_number > 0 or not trusted.any())
+        keep = (strength > floor) & ((trusted & near) | admitted)
+        weights = np.sqrt(strength) * np.where(trusted, 1.0, _ADMIT_WEIGHT)
         refit = _fit_to_lines(
             np.vstack([v_img, h_img])[keep],
             np.concatenate([v_index, h_index])[keep],
             np.concatenate([np.ones(len(v_index), bool), np.zeros(len(h_index), bool)])[keep],
-            np.sqrt(strength[keep]),
+            weights[keep],
         )
         if refit is None:
             break
@@ -558,6 +620,7 @@ def _grow_by_lines(
     x_span: tuple[int, int],
     y_span: tuple[int, int],
     floor: float,
+    empty: _EmptySquares | None = None,
 ) -> tuple[np.ndarray, tuple[int, int], tuple[int, int]]:
     """Extend the fitted lattice line by line while the next line is seen on the board."""
     spans = [list(x_span), list(y_span)]
@@ -580,7 +643,8 @@ def _grow_by_lines(
         if not grown:
             break
         homography = _refine(
-            ridges, homography, tuple(spans[0]), tuple(spans[1]), reach=0.2, rounds=2
+            ridges, homography, tuple(spans[0]), tuple(spans[1]), reach=0.2, rounds=2,
+            empty=empty,
         )
     return homography, (spans[0][0], spans[0][1]), (spans[1][0], spans[1][1])
 
@@ -778,11 +842,16 @@ def locate_board(image: np.ndarray) -> BoardLocation:
             f"the squares found span {x_span[1] - x_span[0]}x{y_span[1] - y_span[0]} "
             "lattice steps: a repeating pattern, not a 15x15 board"
         )
-    homography = _refine(ridges, homography, x_span, y_span)
+    # A dozen or so empty squares bunched together say too little of the board's far side: there
+    # the lines, tiles' edges and all, know better.
+    empty = _EmptySquares(lattice.sites) if len(lattice.members) >= _ENOUGH_CELLS else None
+    homography = _refine(ridges, homography, x_span, y_span, empty=empty)
     points, _ = _line_samples(*x_span, y_span, vertical=True)
     _, _, strength = _peaks(ridges, homography, points, True, reach=0.1)
     floor = 0.4 * float(np.median(strength))
-    homography, x_span, y_span = _grow_by_lines(ridges, homography, x_span, y_span, floor)
+    homography, x_span, y_span = _grow_by_lines(
+        ridges, homography, x_span, y_span, floor, empty
+    )
 
     columns, rows = lattice.sites[:, 0], lattice.sites[:, 1]
     x0 = _choose_window(ridges, homography, x_span, y_span, True, floor, columns)
@@ -792,7 +861,7 @@ def locate_board(image: np.ndarray) -> BoardLocation:
         dx, dy = _premium_shift(image, homography, x0, y0, attempt.scale)
         x0, y0 = x0 + dx, y0 + dy
     homography = _refine(
-        ridges, homography, (x0, x0 + GRID_SIZE), (y0, y0 + GRID_SIZE), reach=0.2
+        ridges, homography, (x0, x0 + GRID_SIZE), (y0, y0 + GRID_SIZE), reach=0.2, empty=empty
     )
 
     lattice_corners = np.array(
