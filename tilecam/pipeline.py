@@ -330,15 +330,16 @@ class Pipeline:
         return self.profile.classifier()
 
     def _stock_for_unseen(self, classifier: Any) -> Any:
-        """The stock classifier, to name the letters a profile has not learnt yet (None when
-        it has learnt them all, or reads without a profile)."""
+        """What gives the stock classifier, to name the letters a profile has not learnt yet
+        (None when it has learnt them all, or reads without a profile)."""
         from vision.stock import stock_classifier
 
         if classifier is None or classifier.stock or set(self.tileset.letters) <= (
             classifier.letters
         ):
             return None
-        return stock_classifier(set(self.tileset.letters))
+        letters = set(self.tileset.letters)
+        return lambda: stock_classifier(letters)
 
     def commit(self, time: float = 0.0) -> list[MoveReport]:
         """Commit the provisional move now (a player pressed the clock)."""

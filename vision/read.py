@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import time
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -600,7 +601,7 @@ def read_letters(
     tesseract: TesseractReader | None,
     tileset: TileSet | None = None,
     confirm: bool = False,
-    stock: LetterClassifier | None = None,
+    stock: Callable[[], LetterClassifier | None] | None = None,
 ) -> tuple[list[LetterGuess], list[str]]:
     """A letter (``?`` for a blank) and confidence for each occupied square's glyph.
 
@@ -617,8 +618,9 @@ def read_letters(
     extra glyphs changed how Tesseract read those: more letters went wrong on rendered and
     real photos alike.)
 
-    ``stock``, the stock classifier, names letters that a calibrated ``classifier`` has never
-    learnt (:func:`_unseen_from_stock`).
+    ``stock`` gives the stock classifier (loaded only when needed, a few tens of milliseconds
+    in a fresh process), which names letters that a calibrated ``classifier`` has never learnt
+    (:func:`_unseen_from_stock`).
     """
     guesses: list[LetterGuess | None] = [None] * len(glyphs)
     sources = [""] * len(glyphs)
@@ -721,7 +723,8 @@ def with_marks(letter: str, marked: bool, tileset: TileSet) -> str:
 
 def _unseen_from_stock(
     unsure: list[int], glyphs: list[Glyph | None], guesses: list[LetterGuess | None],
-    sources: list[str], classifier: LetterClassifier, stock: LetterClassifier,
+    sources: list[str], classifier: LetterClassifier,
+    stock_of: Callable[[], LetterClassifier | None],
 ) -> None:
     """Where the stock classifier surely reads a letter that the calibrated one has never
     learnt, that letter, unless the glyph matches the user's own samples of the letter chosen
@@ -729,9 +732,12 @@ def _unseen_from_stock(
     the user's tiles of it been learnt.  (On the real game, Tesseract read an Ö as S and a Z as
     Y that no profile had learnt yet; the stock classifier read them right, with confidence
     0.95 and 0.84.)  ``guesses`` and ``sources`` are changed in place."""
-    unseen = set(stock.letters) - classifier.letters - {BLANK}
     lettered = [i for i in unsure if glyphs[i] is not None]
-    if not unseen or not lettered:
+    if not lettered:
+        return
+    stock = stock_of()
+    unseen = set() if stock is None else set(stock.letters) - classifier.letters - {BLANK}
+    if stock is None or not unseen:
         return
     shapes = np.stack([glyphs[i].normalised for i in lettered])  # type: ignore[union-attr]
     named = stock.predict(shapes)
@@ -851,7 +857,7 @@ def read_board(
         del squares[index], glyphs[index]
         confidence[square] = UNSURE
     # A profile that has not learnt every letter yet: the stock classifier may name the others.
-    fallback = stock_classifier(set(tiles.letters)) if (
+    fallback = (lambda: stock_classifier(set(tiles.letters))) if (
         stock and profile is not None and not set(tiles.letters) <= classifier.letters  # type: ignore[union-attr]
     ) else None
     guesses, sources = read_letters(glyphs, classifier, tesseract, tiles, stock=fallback)
