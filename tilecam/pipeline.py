@@ -330,16 +330,10 @@ class Pipeline:
         return self.profile.classifier()
 
     def _stock_for_unseen(self, classifier: Any) -> Any:
-        """What gives the stock classifier, to name the letters a profile has not learnt yet
-        (None when it has learnt them all, or reads without a profile)."""
-        from vision.stock import stock_classifier
+        """See :func:`vision.stock.stock_for_unseen`."""
+        from vision.stock import stock_for_unseen
 
-        if classifier is None or classifier.stock or set(self.tileset.letters) <= (
-            classifier.letters
-        ):
-            return None
-        letters = set(self.tileset.letters)
-        return lambda: stock_classifier(letters)
+        return stock_for_unseen(classifier, set(self.tileset.letters))
 
     def commit(self, time: float = 0.0) -> list[MoveReport]:
         """Commit the provisional move now (a player pressed the clock)."""

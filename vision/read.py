@@ -47,7 +47,7 @@ from vision.letters import (
     LetterGuess,
     crop_margin_px,
 )
-from vision.stock import stock_classifier
+from vision.stock import stock_classifier, stock_for_unseen
 from vision.tesseract_reader import TesseractReader
 
 if TYPE_CHECKING:
@@ -857,9 +857,7 @@ def read_board(
         del squares[index], glyphs[index]
         confidence[square] = UNSURE
     # A profile that has not learnt every letter yet: the stock classifier may name the others.
-    fallback = (lambda: stock_classifier(set(tiles.letters))) if (
-        stock and profile is not None and not set(tiles.letters) <= classifier.letters  # type: ignore[union-attr]
-    ) else None
+    fallback = stock_for_unseen(classifier, set(tiles.letters)) if stock else None
     guesses, sources = read_letters(glyphs, classifier, tesseract, tiles, stock=fallback)
     rows = [["."] * SIZE for _ in range(SIZE)]
     for (r, c), guess in zip(squares, guesses, strict=True):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -158,3 +159,15 @@ def _classifier_of(samples: StockSamples, letters: frozenset[str]) -> LetterClas
     classifier.stock = True
     classifier.fit(None, samples.labels[keep], samples.blurs[keep], samples.features[keep])
     return classifier
+
+
+def stock_for_unseen(
+    classifier: LetterClassifier | None, letters: frozenset[str] | set[str]
+) -> Callable[[], LetterClassifier | None] | None:
+    """What gives the stock classifier (loaded only when called), to name the ``letters`` of a
+    tile set that a calibrated ``classifier`` has not learnt yet; None when it has learnt them
+    all, or is itself the stock classifier, or there is none."""
+    if classifier is None or classifier.stock or set(letters) <= classifier.letters:
+        return None
+    wanted = frozenset(letters)
+    return lambda: stock_classifier(wanted)
