@@ -45,6 +45,7 @@ Usage: ``.venv/bin/python bench/eval_rendered.py [--count 300] [--seed 1]
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import statistics
 import sys
@@ -352,6 +353,7 @@ def report(tallies: dict[str, Tally], show_errors: bool = False) -> str:
 
 SPEED_CODE = """
 import os, resource, sys, time
+os.sched_setaffinity(0, {{min(os.sched_getaffinity(0))}})
 sys.path.insert(0, {repo!r})
 import cv2
 cv2.setNumThreads(1)
@@ -362,6 +364,10 @@ image = cv2.imread({photo!r})
 profile = Profile.load({profile!r}) if {mode!r} in ("fixed", "moved") else None
 if {mode!r} == "moved":
     profile.corners = profile.corners + 25.0
+if {warm!r}:
+    # What a running app has loaded since its first read: Tesseract's model, the stock
+    # samples, the profile's classifier.  Another photo, so nothing of this one is kept.
+    read_board(cv2.imread({other!r}), profile, "de", stock={mode!r} != "tesseract")
 children = resource.getrusage(resource.RUSAGE_CHILDREN)
 cpu, wall = time.process_time(), time.perf_counter()
 reading = read_board(image, profile, "de", stock={mode!r} != "tesseract")
@@ -374,8 +380,12 @@ print(cpu, child, wall, sum(1 for s in reading.sources.values() if s == "tessera
 
 def speed(runs: int) -> str:
     """Cold ``read_board`` of the real game's frame 27 at 1920x1080 (as ``bench_letters.py``
-    makes it), each run in a fresh process on one core (OpenCV, OpenBLAS and Tesseract
-    limited to one thread): CPU of the process, CPU of its Tesseract children, wall."""
+    makes it), each run in a fresh process bound to one core (OpenCV, OpenBLAS and Tesseract
+    limited to one thread): CPU of the process, CPU of its Tesseract children, wall.
+
+    Twice: in a process that reads nothing before (models loaded during the read), and in one
+    that has read another photo (frame 26) first, as a running app has: Tesseract's model,
+    the stock samples and the profile's classifier loaded; the grid is searched again."""
     import subprocess
     import tempfile
 
@@ -395,17 +405,22 @@ def speed(runs: int) -> str:
            "OMP_NUM_THREADS": "1"}
     lines = [f"cold read_board of a 1920x1080 photo (real frame 27), medians of {runs} fresh "
              "processes, one core:",
-             f"  {'':<28s} {'CPU ms':>7s} {'+Tesseract CPU':>15s} {'wall ms':>8s} "
+             f"  {'':<43s} {'CPU ms':>7s} {'+Tesseract CPU':>15s} {'wall ms':>8s} "
              f"{'squares by Tesseract':>21s}"]
     with tempfile.TemporaryDirectory() as tmp:
         profile.save(tmp)
         photo = str(Path(tmp) / "frame27.png")
         cv2.imwrite(photo, full_hd(cv2.imread(str(GAME / "image-27.jpg"))))
-        for mode, label in (("fixed", "calibrated, fixed camera"),
-                            ("moved", "calibrated, grid searched"),
-                            ("none", "uncalibrated"),
-                            ("tesseract", "uncalibrated, Tesseract alone")):
-            code = SPEED_CODE.format(repo=str(REPO), photo=photo, profile=tmp, mode=mode)
+        other = str(Path(tmp) / "frame26.png")
+        cv2.imwrite(other, full_hd(cv2.imread(str(GAME / "image-26.jpg"))))
+        for (mode, label), warm in itertools.product(
+                (("fixed", "calibrated, fixed camera"),
+                 ("moved", "calibrated, grid searched"),
+                 ("none", "uncalibrated"),
+                 ("tesseract", "uncalibrated, Tesseract alone")), (False, True)):
+            label = f"{label}{', models loaded' if warm else ''}"
+            code = SPEED_CODE.format(repo=str(REPO), photo=photo, profile=tmp, mode=mode,
+                                     warm=warm, other=other)
             results = []
             for _ in range(runs):
                 out = subprocess.run([sys.executable, "-c", code], capture_output=True,
@@ -413,7 +428,7 @@ def speed(runs: int) -> str:
                 results.append([float(v) for v in out.stdout.split()])
             cpu, child, wall, calls = (statistics.median(r[i] for r in results)
                                        for i in range(4))
-            lines.append(f"  {label:<28s} {1000 * cpu:7.0f} {1000 * child:15.0f} "
+            lines.append(f"  {label:<43s} {1000 * cpu:7.0f} {1000 * child:15.0f} "
                          f"{1000 * wall:8.0f} {calls:21.0f}")
     return "\n".join(lines)
 

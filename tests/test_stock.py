@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from calibration.fonts import STOCK_FONTS, FontsMissing, installed_fonts, learn_fonts
+from scorer.tiles import TileSet
 from vision.stock import StockError, StockSamples, stock_classifier
 
 GERMAN = set("ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÜ")
@@ -158,6 +159,20 @@ GAME = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos"
     "scrabscrap-game01")
 
 
+def _game_boards() -> dict[int, list[str]]:
+    """The real game's boards by move (skips where the photos or stock samples are absent)."""
+    from vision.stock import stock_samples
+
+    if not GAME.is_dir():
+        pytest.skip(f"real photos not available: {GAME} is missing")
+    if stock_samples() is None:
+        pytest.skip("no stock letter samples (the stock typefaces are not installed)")
+    sections = (GAME / "boards_after_each_move.txt").read_text("utf-8").split("## after move ")
+    return {int(part.splitlines()[0].split()[0]): [line.strip() for line in
+                                                    part.splitlines()[1:16]]
+            for part in sections[1:]}
+
+
 def test_a_letter_the_profile_never_learnt_is_named_by_the_stock_classifier():
     """Real game, frame 3: the profile learnt from frames 1 and 2 has no Ö; the stock
     classifier names the new Ö at C10 (Tesseract read it as S with the grid as it was
@@ -166,16 +181,8 @@ def test_a_letter_the_profile_never_learnt_is_named_by_the_stock_classifier():
 
     from calibration.profile import Profile
     from vision.read import read_board
-    from vision.stock import stock_samples
 
-    if not GAME.is_dir():
-        pytest.skip(f"real photos not available: {GAME} is missing")
-    if stock_samples() is None:
-        pytest.skip("no stock letter samples (the stock typefaces are not installed)")
-    sections = (GAME / "boards_after_each_move.txt").read_text("utf-8").split("## after move ")
-    boards = {int(part.splitlines()[0].split()[0]): [line.strip() for line in
-                                                      part.splitlines()[1:16]]
-              for part in sections[1:]}
+    boards = _game_boards()
     profile = Profile(tileset="de")
     for n in (1, 2):
         profile.extend(cv2.imread(str(GAME / f"image-{n}.jpg")), boards[n])
@@ -184,3 +191,45 @@ def test_a_letter_the_profile_never_learnt_is_named_by_the_stock_classifier():
     reading = read_board(image, profile)
     assert reading.board == boards[3]
     assert reading.sources[(9, 2)] == "stock"
+
+
+def test_letters_the_profile_lacks_are_left_to_the_stock_classifier_not_tesseract(monkeypatch):
+    """Real game, frame 27, with a profile learnt from frames 2, 5 and 8 (a third of the
+    letters unseen): the stock classifier knows every letter the profile lacks, so Tesseract
+    is asked only about glyphs that may be of such a letter and that the stock classifier is
+    unsure of, not about every glyph the profile is unsure of; no more squares are read
+    wrong for it."""
+    import cv2
+
+    from calibration.profile import Profile
+    from vision.read import read_board
+    from vision.tesseract_reader import TesseractReader
+
+    boards = _game_boards()
+    profile = Profile(tileset="de")
+    for n in (2, 5, 8):
+        profile.extend(cv2.imread(str(GAME / f"image-{n}.jpg")), boards[n])
+    lacking = set(TileSet.named("de").letters) - {"?"} - profile.classifier().letters
+    assert len(lacking) >= 10
+    asked: list[int] = []
+    real_read = TesseractReader.read
+
+    def counting(self, inks):
+        asked.append(len(inks))
+        return real_read(self, inks)
+
+    monkeypatch.setattr(TesseractReader, "read", counting)
+    image = cv2.imread(str(GAME / "image-27.jpg"))
+    expected = ["".join("?" if ch.islower() else ch for ch in row) for row in boards[27]]
+
+    def wrong(board: list[str]) -> list[tuple[int, int, str, str]]:
+        return [(r, c, want, got) for r, (row, known) in enumerate(zip(board, expected,
+                                                                        strict=True))
+                for c, (got, want) in enumerate(zip(row, known, strict=True)) if got != want]
+
+    with_stock = wrong(read_board(image, profile).board)
+    asked_with_stock = sum(asked)
+    asked.clear()
+    without_stock = wrong(read_board(image, profile, stock=False).board)
+    assert asked_with_stock <= sum(asked) // 2
+    assert len(with_stock) <= len(without_stock) <= 1  # this set's Q, read as G by both

@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision import tesseract_engine
 from vision.tesseract_reader import (
     CELL_PX,
     TesseractReader,
@@ -52,22 +53,61 @@ def test_hocr_characters_parsed():
 
 
 def test_reads_rendered_letters_in_one_call(monkeypatch):
-    import pytesseract
-
     calls = []
-    real = pytesseract.image_to_pdf_or_hocr
+    real = TesseractReader._hocr
 
-    def counting(*args, **kwargs):
+    def counting(self, sheet):
         calls.append(1)
-        return real(*args, **kwargs)
+        return real(self, sheet)
 
-    monkeypatch.setattr(pytesseract, "image_to_pdf_or_hocr", counting)
+    monkeypatch.setattr(TesseractReader, "_hocr", counting)
     letters = "HELLOWORLDQUIZ"
     guesses = TesseractReader("en").read([rendered(ch) for ch in letters])
     assert len(calls) == 1
     read = "".join(g.letter for g in guesses)
     assert sum(a == b for a, b in zip(read, letters, strict=True)) >= len(letters) - 1, read
     assert all(0.0 <= g.confidence <= 1.0 for g in guesses)
+
+
+def test_engine_kept_loaded_reads_as_the_program_does(monkeypatch):
+    import pytesseract
+
+    if tesseract_engine.engine_for("eng", 6, "A") is None:
+        pytest.skip("the Tesseract library cannot be loaded here")
+    inks = [rendered(ch) for ch in "QUIZJAM"]
+
+    def no_program(*args, **kwargs):
+        raise AssertionError("the tesseract program was run")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(pytesseract, "image_to_pdf_or_hocr", no_program)
+        by_engine = TesseractReader("en").read(inks)
+    # Where the library cannot be loaded, the program is run: same answers.
+    monkeypatch.setenv("TILECAM_TESSERACT_PROGRAM", "1")
+    tesseract_engine._library.cache_clear()
+    try:
+        assert tesseract_engine.engine_for("eng", 6, "A") is None
+        by_program = TesseractReader("en").read(inks)
+    finally:
+        monkeypatch.delenv("TILECAM_TESSERACT_PROGRAM")
+        tesseract_engine._library.cache_clear()
+    assert sum(g.letter == ch for g, ch in zip(by_engine, "QUIZJAM", strict=True)) >= 6
+    assert by_engine == by_program
+
+
+def test_engine_rejects_what_is_not_a_page():
+    engine = tesseract_engine.engine_for("eng", 6, "A")
+    if engine is None:
+        pytest.skip("the Tesseract library cannot be loaded here")
+    with pytest.raises(ValueError, match="2-D uint8"):
+        engine.hocr(np.zeros((10, 10, 3), np.uint8))
+
+
+def test_missing_language_data_is_a_clear_error():
+    if tesseract_engine._library() is None:
+        pytest.skip("the Tesseract library cannot be loaded here")
+    with pytest.raises(tesseract_engine.EngineError, match="'xyz'"):
+        tesseract_engine.engine_for("xyz", 6, "A")
 
 
 def test_whitelist_is_the_tile_sets_letters():

@@ -620,7 +620,8 @@ def read_letters(
 
     ``stock`` gives the stock classifier (loaded only when needed, a few tens of milliseconds
     in a fresh process), which names letters that a calibrated ``classifier`` has never learnt
-    (:func:`_unseen_from_stock`).
+    (:func:`_unseen_from_stock`).  Where it knows every such letter, Tesseract is not asked
+    about them: only the glyphs that the calibrated classifier all but guesses go to it.
     """
     guesses: list[LetterGuess | None] = [None] * len(glyphs)
     sources = [""] * len(glyphs)
@@ -631,28 +632,54 @@ def read_letters(
     ) if known and any(g is not None for g in glyphs) else []
     # Tesseract is asked only where its answer could change the reading (see _combine): where
     # the classifier all but guesses, or where the letter may be one it has never seen.
-    unseen_possible = not known or (
-        tesseract is not None
-        and not set(tesseract.tileset.letters) <= classifier.letters  # type: ignore[union-attr]
+    unseen = set() if tesseract is None else (
+        set(tesseract.tileset.letters) - {BLANK} - (classifier.letters if known else set())  # type: ignore[union-attr]
     )
+    # The stock classifier, where it knows every letter the profile has not learnt, names
+    # those instead of Tesseract (sure of them, and a tenth of the time).
+    by_stock = None
+    if unseen and known and stock is not None and not classifier.stock:  # type: ignore[union-attr]
+        by_stock = stock()
+        if by_stock is not None and not unseen <= by_stock.letters:
+            by_stock = None
+    unseen_possible = bool(unseen) and by_stock is None
     it = iter(calibrated)
+    below_accept: list[int] = []
     for i, glyph in enumerate(glyphs):
         if glyph is None:
             guesses[i], sources[i] = LetterGuess(BLANK, 1.0), "blank"
             continue
         guess = next(it) if known else None
-        if guess is not None and (
-            guess.confidence >= ACCEPT or (guess.confidence >= OVERRULE and not unseen_possible)
-        ):
-            guesses[i], sources[i] = guess, "classifier"
+        guesses[i] = guess
+        if guess is not None and guess.confidence >= ACCEPT:
+            sources[i] = "classifier"
         else:
-            guesses[i] = guess
+            below_accept.append(i)
+    maybe_unseen: set[int] = set()
+    if by_stock is not None:
+        maybe_unseen = _unseen_from_stock(below_accept, glyphs, guesses, sources,
+                                          classifier, lambda: by_stock)  # type: ignore[arg-type]
+    for i in below_accept:
+        guess = guesses[i]
+        if sources[i]:
+            continue
+        if guess is not None and guess.confidence >= OVERRULE and not unseen_possible and (
+            i not in maybe_unseen
+        ):
+            sources[i] = "classifier"
+        else:
             unsure.append(i)
     if unsure and tesseract is not None:
+        # Alone on its sheet, a glyph is read far worse than among others (see
+        # TesseractReader): the letters read surely here go before it.
+        sure = [i for i, g in enumerate(guesses) if sources[i] == "classifier"
+                and g is not None and g.confidence >= ACCEPT]
+        tesseract.remember([glyphs[i].ink for i in sure],  # type: ignore[union-attr]
+                           [guesses[i] for i in sure])  # type: ignore[misc]
         answers = tesseract.read([glyphs[i].ink for i in unsure])  # type: ignore[union-attr]
         for i, answer in zip(unsure, answers, strict=True):
             guesses[i], sources[i] = _combine(guesses[i], answer, classifier)
-        if known and stock is not None and not classifier.stock:  # type: ignore[union-attr]
+        if known and stock is not None and by_stock is None and not classifier.stock:  # type: ignore[union-attr]
             _unseen_from_stock(unsure, glyphs, guesses, sources, classifier, stock)  # type: ignore[arg-type]
     for i in unsure:
         if not sources[i]:
@@ -725,29 +752,36 @@ def _unseen_from_stock(
     unsure: list[int], glyphs: list[Glyph | None], guesses: list[LetterGuess | None],
     sources: list[str], classifier: LetterClassifier,
     stock_of: Callable[[], LetterClassifier | None],
-) -> None:
+) -> set[int]:
     """Where the stock classifier surely reads a letter that the calibrated one has never
     learnt, that letter, unless the glyph matches the user's own samples of the letter chosen
     so far (:data:`KNOWN_SIMILARITY`): Tesseract's letter is then not the glyph's either, had
     the user's tiles of it been learnt.  (On the real game, Tesseract read an Ö as S and a Z as
     Y that no profile had learnt yet; the stock classifier read them right, with confidence
-    0.95 and 0.84.)  ``guesses`` and ``sources`` are changed in place."""
+    0.95 and 0.84.)  ``guesses`` and ``sources`` are changed in place.
+
+    Returns the glyphs left that may still be of an unseen letter: the stock classifier's
+    guess is one, or the glyph matches none of the user's samples of the letter chosen."""
     lettered = [i for i in unsure if glyphs[i] is not None]
     if not lettered:
-        return
+        return set()
     stock = stock_of()
     unseen = set() if stock is None else set(stock.letters) - classifier.letters - {BLANK}
     if stock is None or not unseen:
-        return
+        return set()
     shapes = np.stack([glyphs[i].normalised for i in lettered])  # type: ignore[union-attr]
     named = stock.predict(shapes)
     chosen = [g.letter if g is not None else BLANK for g in (guesses[i] for i in lettered)]
     own = classifier.similarity_to(shapes, chosen)
+    maybe: set[int] = set()
     for i, guess, similarity in zip(lettered, named, own, strict=True):
         if guess.letter in unseen and guess.confidence >= ACCEPT and (
             similarity < KNOWN_SIMILARITY
         ):
             guesses[i], sources[i] = guess, "stock"
+        elif guess.letter in unseen or similarity < KNOWN_SIMILARITY:
+            maybe.add(i)
+    return maybe
 
 
 def _combine(

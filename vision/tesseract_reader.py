@@ -1,7 +1,9 @@
 """The uncalibrated reader: stock Tesseract, used the way it works best.
 
-Every Tesseract call starts a process (about 100 ms), so all the tiles to read go into ONE
-image: each tile's isolated glyph (binarised, the point-value digit already dropped, see
+Each Tesseract run reads a page of text; one glyph at a time it reads badly and slowly, so
+all the tiles to read go into ONE image, read by the engine kept loaded in this process
+(:mod:`vision.tesseract_engine`) or else by the ``tesseract`` program.  Each tile's isolated
+glyph (binarised, the point-value digit already dropped, see
 :func:`vision.letters.extract_glyph`) is scaled to a common letter height, drawn black on
 white in its own cell of a grid with wide spacing, and the sheet is read once with a whitelist
 of the tile set's letters.  Each recognised character's box is mapped back to its cell.
@@ -25,6 +27,7 @@ import numpy as np
 
 from scorer.tiles import TileSet
 from vision.letters import LetterGuess
+from vision.tesseract_engine import EngineError, engine_for
 
 #: Height of a letter on the sheet, in pixels (measured best among 28-40 px on real tiles).
 LETTER_PX = 32
@@ -117,7 +120,7 @@ def parse_hocr_characters(hocr: str) -> list[tuple[int, int, int, int, float, st
 
 
 class TesseractReader:
-    """Reads many isolated tile glyphs with one Tesseract process.
+    """Reads many isolated tile glyphs with one Tesseract run.
 
     ``read`` returns one :class:`LetterGuess` per glyph: a letter of the tile set with
     Tesseract's confidence (0..1), or ``"?"`` with confidence 0 where Tesseract saw nothing.
@@ -155,12 +158,6 @@ class TesseractReader:
         """Read glyph ink masks (uint8, 255 = ink, upright) in one Tesseract call."""
         if len(inks) == 0:
             return []
-        import pytesseract
-
-        if shutil.which(pytesseract.pytesseract.tesseract_cmd) is None:
-            raise TesseractUnavailable(
-                f"tesseract program {pytesseract.pytesseract.tesseract_cmd!r} not found"
-            )
         # A lone upright bar is an I in every tile set's font, and Tesseract drops it as a
         # ruled line when no other letter stands to its left on the sheet.
         bars = {i for i, ink in enumerate(inks) if "I" in self.tileset.counts and is_bar(ink)}
@@ -171,7 +168,7 @@ class TesseractReader:
             context = self._context_for(len(own))
             guesses = self._read_sheet(context + own)[len(context):]
             answers.update(zip(rest, guesses, strict=True))
-            self._remember(own, guesses)
+            self.remember(own, guesses)
         return [answers[i] for i in range(len(inks))]
 
     def _context_for(self, count: int) -> list[np.ndarray]:
@@ -180,28 +177,45 @@ class TesseractReader:
         wanted = max(0, CONTEXT_GLYPHS - count)
         return list(reversed(self._context.values()))[:wanted] if wanted else []
 
-    def _remember(self, inks: Sequence[np.ndarray], guesses: Sequence[LetterGuess]) -> None:
+    def remember(self, inks: Sequence[np.ndarray], guesses: Sequence[LetterGuess]) -> None:
+        """Keep glyphs whose letters are known with confidence (read here, or by a surer
+        reader) to fill up later small sheets."""
         for ink, guess in zip(inks, guesses, strict=True):
             if guess.letter != "?" and guess.confidence >= CONTEXT_CONFIDENCE:
                 self._context.pop(guess.letter, None)
                 self._context[guess.letter] = ink
 
-    def _read_sheet(self, inks: Sequence[np.ndarray]) -> list[LetterGuess]:
+    def _hocr(self, sheet: np.ndarray) -> str:
+        """Tesseract's hOCR of a sheet: from the engine kept loaded in this process
+        (:mod:`vision.tesseract_engine`), else from a run of the program."""
+        try:
+            engine = engine_for(self.language, self.psm, self.whitelist)
+            if engine is not None:
+                return engine.hocr(sheet)
+        except EngineError as exc:
+            raise TesseractUnavailable(f"tesseract failed: {exc}") from exc
         import pytesseract
 
-        sheet, cells = compose_sheet(inks)
-        # A white border: Tesseract misreads text touching the image's edge.
-        sheet = cv2.copyMakeBorder(
-            sheet, BORDER_PX, BORDER_PX, BORDER_PX, BORDER_PX, cv2.BORDER_CONSTANT, value=255
-        )
+        if shutil.which(pytesseract.pytesseract.tesseract_cmd) is None:
+            raise TesseractUnavailable(
+                f"tesseract program {pytesseract.pytesseract.tesseract_cmd!r} not found"
+            )
         try:
             hocr = pytesseract.image_to_pdf_or_hocr(
                 sheet, lang=self.language, config=self._config(), extension="hocr"
             )
         except pytesseract.TesseractError as exc:
             raise TesseractUnavailable(f"tesseract failed: {exc}") from exc
+        return hocr.decode("utf-8")
+
+    def _read_sheet(self, inks: Sequence[np.ndarray]) -> list[LetterGuess]:
+        sheet, cells = compose_sheet(inks)
+        # A white border: Tesseract misreads text touching the image's edge.
+        sheet = cv2.copyMakeBorder(
+            sheet, BORDER_PX, BORDER_PX, BORDER_PX, BORDER_PX, cv2.BORDER_CONSTANT, value=255
+        )
         per_cell: dict[int, list[tuple[float, str, float]]] = {}
-        for x0, y0, x1, y1, conf, text in parse_hocr_characters(hocr.decode("utf-8")):
+        for x0, y0, x1, y1, conf, text in parse_hocr_characters(self._hocr(sheet)):
             cx = (x0 + x1) / 2 - BORDER_PX
             cy = (y0 + y1) / 2 - BORDER_PX
             index = self._cell_at(cells, cx, cy)
