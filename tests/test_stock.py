@@ -214,9 +214,9 @@ def test_letters_the_profile_lacks_are_left_to_the_stock_classifier_not_tesserac
     asked: list[int] = []
     real_read = TesseractReader.read
 
-    def counting(self, inks):
+    def counting(self, inks, known=()):
         asked.append(len(inks))
-        return real_read(self, inks)
+        return real_read(self, inks, known)
 
     monkeypatch.setattr(TesseractReader, "read", counting)
     image = cv2.imread(str(GAME / "image-27.jpg"))

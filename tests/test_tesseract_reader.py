@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from vision import tesseract_engine
+from vision.letters import LetterGuess
 from vision.tesseract_reader import (
     CELL_PX,
     TesseractReader,
@@ -157,3 +158,19 @@ def test_a_tile_read_alone_is_read_among_glyphs_read_before():
              for g, (r, c) in zip(glyphs[20:60], squares[20:60], strict=True)]
     wrong = [(read, true) for read, true in alone if read != true]
     assert len(wrong) <= 4, wrong  # a fresh reader leaves about a quarter unread or wrong
+
+
+def test_a_tile_read_alone_by_a_fresh_reader_is_read_among_known_glyphs():
+    # A cold read of a photo whose letters the classifier knows but one: the fresh reader
+    # remembers nothing, so the glyphs the classifier read surely fill up the sheet.
+    board, squares, glyphs = letter_tiles_of_photo(27)
+    known = [(g.ink, LetterGuess(board[r][c], 0.95))
+             for g, (r, c) in zip(glyphs[:20], squares[:20], strict=True)]
+    alone, among = [], []
+    for g, (r, c) in zip(glyphs[20:60], squares[20:60], strict=True):
+        alone.append(TesseractReader("de").read([g.ink])[0].letter != board[r][c])
+        among.append(TesseractReader("de").read([g.ink], known)[0].letter != board[r][c])
+    assert sum(among) <= 4 < sum(alone), (sum(among), sum(alone))
+    unsure = [(ink, LetterGuess(guess.letter, 0.5)) for ink, guess in known]
+    assert TesseractReader("de")._context_for(1, unsure) == []
+    assert len(TesseractReader("de")._context_for(1, known)) == 3

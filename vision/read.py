@@ -621,7 +621,8 @@ def read_letters(
     ``stock`` gives the stock classifier (loaded only when needed, a few tens of milliseconds
     in a fresh process), which names letters that a calibrated ``classifier`` has never learnt
     (:func:`_unseen_from_stock`).  Where it knows every such letter, Tesseract is not asked
-    about them: only the glyphs that the calibrated classifier all but guesses go to it.
+    about them (unless ``confirm``): only the glyphs that may be of such a letter and that it
+    is unsure of, and those the calibrated classifier all but guesses, go to Tesseract.
     """
     guesses: list[LetterGuess | None] = [None] * len(glyphs)
     sources = [""] * len(glyphs)
@@ -636,9 +637,11 @@ def read_letters(
         set(tesseract.tileset.letters) - {BLANK} - (classifier.letters if known else set())  # type: ignore[union-attr]
     )
     # The stock classifier, where it knows every letter the profile has not learnt, names
-    # those instead of Tesseract (sure of them, and a tenth of the time).
+    # those instead of Tesseract (sure of them, and a tenth of the time) in a board read; a
+    # tracker (``confirm``) keeps Tesseract loaded and asks it, as each letter it confirms
+    # spares the players a question.
     by_stock = None
-    if unseen and known and stock is not None and not classifier.stock:  # type: ignore[union-attr]
+    if unseen and known and not confirm and stock is not None and not classifier.stock:  # type: ignore[union-attr]
         by_stock = stock()
         if by_stock is not None and not unseen <= by_stock.letters:
             by_stock = None
@@ -671,12 +674,11 @@ def read_letters(
             unsure.append(i)
     if unsure and tesseract is not None:
         # Alone on its sheet, a glyph is read far worse than among others (see
-        # TesseractReader): the letters read surely here go before it.
-        sure = [i for i, g in enumerate(guesses) if sources[i] == "classifier"
-                and g is not None and g.confidence >= ACCEPT]
-        tesseract.remember([glyphs[i].ink for i in sure],  # type: ignore[union-attr]
-                           [guesses[i] for i in sure])  # type: ignore[misc]
-        answers = tesseract.read([glyphs[i].ink for i in unsure])  # type: ignore[union-attr]
+        # TesseractReader): where the reader remembers too few, letters read surely here
+        # go before it.
+        sure = [(glyphs[i].ink, g) for i, g in enumerate(guesses)  # type: ignore[union-attr]
+                if sources[i] == "classifier" and g is not None]
+        answers = tesseract.read([glyphs[i].ink for i in unsure], sure)  # type: ignore[union-attr]
         for i, answer in zip(unsure, answers, strict=True):
             guesses[i], sources[i] = _combine(guesses[i], answer, classifier)
         if known and stock is not None and by_stock is None and not classifier.stock:  # type: ignore[union-attr]

@@ -154,8 +154,14 @@ class TesseractReader:
             " -c hocr_char_boxes=1"
         )
 
-    def read(self, inks: Sequence[np.ndarray]) -> list[LetterGuess]:
-        """Read glyph ink masks (uint8, 255 = ink, upright) in one Tesseract call."""
+    def read(
+        self, inks: Sequence[np.ndarray],
+        known: Sequence[tuple[np.ndarray, LetterGuess]] = (),
+    ) -> list[LetterGuess]:
+        """Read glyph ink masks (uint8, 255 = ink, upright) in one Tesseract call.
+
+        ``known``: glyphs of the same photo whose letters a surer reader knows, to fill up
+        a small sheet where too few glyphs read earlier are remembered."""
         if len(inks) == 0:
             return []
         # A lone upright bar is an I in every tile set's font, and Tesseract drops it as a
@@ -165,21 +171,32 @@ class TesseractReader:
         answers = dict.fromkeys(bars, LetterGuess("I", BAR_CONFIDENCE))
         if rest:
             own = [inks[i] for i in rest]
-            context = self._context_for(len(own))
+            context = self._context_for(len(own), known)
             guesses = self._read_sheet(context + own)[len(context):]
             answers.update(zip(rest, guesses, strict=True))
-            self.remember(own, guesses)
+            self._remember(own, guesses)
         return [answers[i] for i in range(len(inks))]
 
-    def _context_for(self, count: int) -> list[np.ndarray]:
+    def _context_for(
+        self, count: int, known: Sequence[tuple[np.ndarray, LetterGuess]] = ()
+    ) -> list[np.ndarray]:
         """Glyphs read earlier to fill a sheet of ``count`` glyphs up to
-        :data:`CONTEXT_GLYPHS` (the latest remembered first)."""
+        :data:`CONTEXT_GLYPHS` (the latest remembered first, then the surest ``known``, one
+        per letter)."""
         wanted = max(0, CONTEXT_GLYPHS - count)
-        return list(reversed(self._context.values()))[:wanted] if wanted else []
+        if not wanted:
+            return []
+        context = list(reversed(self._context.values()))[:wanted]
+        letters = set(self._context)
+        for ink, guess in sorted(known, key=lambda pair: -pair[1].confidence):
+            if len(context) >= wanted:
+                break
+            if guess.letter not in letters and guess.confidence >= CONTEXT_CONFIDENCE:
+                context.append(ink)
+                letters.add(guess.letter)
+        return context
 
-    def remember(self, inks: Sequence[np.ndarray], guesses: Sequence[LetterGuess]) -> None:
-        """Keep glyphs whose letters are known with confidence (read here, or by a surer
-        reader) to fill up later small sheets."""
+    def _remember(self, inks: Sequence[np.ndarray], guesses: Sequence[LetterGuess]) -> None:
         for ink, guess in zip(inks, guesses, strict=True):
             if guess.letter != "?" and guess.confidence >= CONTEXT_CONFIDENCE:
                 self._context.pop(guess.letter, None)
