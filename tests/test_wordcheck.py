@@ -3,6 +3,8 @@ leaves exactly one choice."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -103,3 +105,43 @@ def test_a_glyph_tesseract_read_nothing_in_is_solved_but_a_blank_tile_is_not(
     # Where the words allow several letters (CAT, COT, CUT) the glyph stays unread.
     rows = board((7, 6, "C?T"))
     assert check_reading(reading("tesseract"), lexicon, TileSet.named("en")).board == rows
+
+
+def test_of_several_mending_letters_the_one_the_glyph_looks_like_is_chosen(
+        lexicon: Lexicon) -> None:
+    # CXT alone: CAT, COT and CUT all mend it; the classifier ranked the glyph X, then O,
+    # then K: COT.  A ranking that names none of them leaves the reading as it was.
+    rows = board((7, 6, "CXT"))
+    confidence = np.full((15, 15), 0.9)
+    confidence[7, 7] = 0.3
+    reading = BoardReading(board=rows, corners=np.zeros((4, 2), np.float32),
+                           confidence=confidence, seconds=0.0,
+                           sources={(7, 6): "classifier", (7, 7): "classifier",
+                                    (7, 8): "classifier"},
+                           likeliest={(7, 7): ("X", "O", "K")})
+    checked = check_reading(reading, lexicon, TileSet.named("en"))
+    assert checked.board[7][6:9] == "COT" and checked.sources[(7, 7)] == "dictionary"
+    elsewhere = replace(reading, likeliest={(7, 7): ("X", "K", "Y")})
+    assert check_reading(elsewhere, lexicon, TileSet.named("en")).board == rows
+    # Of the mending letters the classifier ranks, its likeliest wins.
+    assert correct_words(rows, confidence, lexicon, likeliest={(7, 7): ("U", "O", "A")})[0] \
+        == board((7, 6, "CUT"))
+
+
+def test_a_reading_carries_the_classifiers_likeliest_letters() -> None:
+    from vision.letters import Glyph, LetterClassifier
+    from vision.read import read_letters
+
+    bar = np.zeros((24, 24), np.float32)
+    bar[2:-2, 10:14] = 1
+    tee = bar.copy()
+    tee[2:5, 3:-3] = 1
+    ell = bar.copy()
+    ell[-5:-2, 10:-3] = 1
+    classifier = LetterClassifier()
+    classifier.fit(np.stack([bar, tee, ell]), ["I", "T", "L"])
+    glyphs = [Glyph(shape, np.full((20, 8), 255, np.uint8), 0.5) for shape in (tee, bar)]
+    guesses, _ = read_letters(glyphs, classifier, None)
+    assert [g.letter for g in guesses] == ["T", "I"]
+    assert [g.likeliest[0] for g in guesses] == ["T", "I"]
+    assert all(sorted(g.likeliest) == ["I", "L", "T"] for g in guesses)

@@ -108,6 +108,14 @@ class LetterGuess:
     #: The calibrated classifier's cosine similarity to the nearest learnt glyph (None from
     #: other readers): well above 0.8 only for letters it has learnt.
     similarity: float | None = None
+    #: The classifier's likeliest letters for the glyph, best first (:data:`LIKELIEST` of
+    #: them; empty from other readers): where the words on the board allow several letters,
+    #: these say which one the glyph looks like.
+    likeliest: tuple[str, ...] = ()
+
+
+#: How many of the classifier's likeliest letters a guess carries.
+LIKELIEST = 3
 
 
 def crop_margin_px(square_px: int) -> int:
@@ -962,10 +970,13 @@ class LetterClassifier:
             return []
         if len(self._labels) == 0:
             return [LetterGuess(BLANK, 0.0) for _ in range(len(glyphs))]
-        best, own, rival = self.nearest(glyphs)
+        per_class = self._per_class(np.asarray(glyphs, np.float32).reshape(-1, GLYPH_PX, GLYPH_PX))
+        best, own, rival = self._nearest_of(per_class)
+        top = np.argsort(-per_class, axis=1, kind="stable")[:, :LIKELIEST]
         return [
-            LetterGuess(letter, _confidence(float(o), float(r)), float(o))
-            for letter, o, r in zip(best, own, rival, strict=True)
+            LetterGuess(letter, _confidence(float(o), float(r)), float(o),
+                        tuple(self._classes[i] for i in row))
+            for letter, o, r, row in zip(best, own, rival, top, strict=True)
         ]
 
     def ranking(self, glyphs: np.ndarray) -> list[list[str]]:
@@ -1011,7 +1022,10 @@ class LetterClassifier:
     def nearest(self, glyphs: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
         """For normalised glyphs (N, GLYPH_PX, GLYPH_PX) of one photo, the nearest letter of
         each, its similarity and the nearest other letter's (-2 when there is none)."""
-        per_class = self._per_class(np.asarray(glyphs, np.float32).reshape(-1, GLYPH_PX, GLYPH_PX))
+        return self._nearest_of(
+            self._per_class(np.asarray(glyphs, np.float32).reshape(-1, GLYPH_PX, GLYPH_PX)))
+
+    def _nearest_of(self, per_class: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
         if len(self._classes) > 1:
             top2 = np.argpartition(-per_class, 1, axis=1)[:, :2]
             first = np.take_along_axis(per_class, top2, axis=1)

@@ -107,6 +107,9 @@ class BoardReading:
     #: How each occupied square was read: "classifier", "tesseract", "stock" (a letter the
     #: profile has not learnt, named by the stock classifier) or "blank".
     sources: dict[tuple[int, int], str] = field(default_factory=dict)
+    #: The classifier's likeliest letters for each lettered square, best first (none where
+    #: Tesseract read alone): what the word check chooses among (:mod:`vision.wordcheck`).
+    likeliest: dict[tuple[int, int], tuple[str, ...]] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         """The reading as plain JSON types."""
@@ -648,12 +651,15 @@ def read_letters(
     unseen_possible = bool(unseen) and by_stock is None
     it = iter(calibrated)
     below_accept: list[int] = []
+    likeliest: list[tuple[str, ...]] = [()] * len(glyphs)
     for i, glyph in enumerate(glyphs):
         if glyph is None:
             guesses[i], sources[i] = LetterGuess(BLANK, 1.0), "blank"
             continue
         guess = next(it) if known else None
         guesses[i] = guess
+        if guess is not None:
+            likeliest[i] = guess.likeliest
         if guess is not None and guess.confidence >= ACCEPT:
             sources[i] = "classifier"
         else:
@@ -697,11 +703,15 @@ def read_letters(
                     guesses[i] = LetterGuess(guess.letter,
                                              max(guess.confidence, answer.confidence),
                                              guess.similarity)
-    final = [g if g is not None else LetterGuess(BLANK, 0.0) for g in guesses]
+    # Whichever reader's letter stands, the classifier's likeliest letters go with it: they
+    # are what the glyph looks like, for the words on the board to choose among.
+    final = [LetterGuess(BLANK, 0.0) if g is None else LetterGuess(
+                 g.letter, g.confidence, g.similarity, likeliest[i] or g.likeliest)
+             for i, g in enumerate(guesses)]
     if tileset is not None:
         marked = marks_above(glyphs)
         final = [
-            LetterGuess(with_marks(g.letter, m, tileset), g.confidence)
+            LetterGuess(with_marks(g.letter, m, tileset), g.confidence, likeliest=g.likeliest)
             if g.letter != BLANK else g
             for g, m in zip(final, marked, strict=True)
         ]
@@ -906,6 +916,9 @@ def read_board(
         seconds=time.perf_counter() - started,
         orientation=turns,
         sources=dict(zip(squares, sources, strict=True)),
+        likeliest={square: guess.likeliest for square, guess in zip(squares, guesses,
+                                                                    strict=True)
+                   if guess.likeliest},
     )
 
 

@@ -31,7 +31,7 @@ unique; otherwise it stays ``?`` with its low confidence.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -88,6 +88,7 @@ def correct_words(
     lexicon: Lexicon,
     alphabet: Sequence[str] | TileSet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
     unread: Collection[Square] = (),
+    likeliest: Mapping[Square, Sequence[str]] | None = None,
 ) -> tuple[list[str], list[tuple[Square, str, str]]]:
     """The board with letters that break words replaced where the dictionary settles them.
 
@@ -96,6 +97,21 @@ def correct_words(
     shown as ``?`` that hold a letter no reader could make out (see the module notes).  Returns
     the new rows and the changes as ``(square, read, chosen)``.  A word mended by a change may
     let a word beside it be mended next, so the words are gone through until nothing changes.
+
+    ``likeliest``: the reader's likeliest letters for a square's glyph, best first.  Where the
+    words allow several letters, the one of those the glyph looks likeliest to be is chosen;
+    of letters it does not look like at all, none.
+
+    >>> lex = Lexicon.from_words(["CAT", "COT"])
+    >>> rows = ["." * 15 for _ in range(15)]
+    >>> rows[7] = "......CIT......"                  # CAT or COT
+    >>> sure = np.full((15, 15), 0.9); sure[7, 7] = 0.4
+    >>> correct_words(rows, sure, lex)[1]
+    []
+    >>> correct_words(rows, sure, lex, likeliest={(7, 7): "IAL"})[1]
+    [((7, 7), 'I', 'A')]
+    >>> correct_words(rows, sure, lex, likeliest={(7, 7): "ILE"})[1]
+    []
 
     >>> lex = Lexicon.from_words(["CAT", "AT", "TA", "ACT", "ART"])
     >>> rows = ["." * 15 for _ in range(15)]
@@ -106,7 +122,7 @@ def correct_words(
     >>> correct_words(rows, np.full((15, 15), 0.9), lex)[1]  # a real blank stays one
     []
     """
-    check = _BoardCheck(rows, lexicon, alphabet)
+    check = _BoardCheck(rows, lexicon, alphabet, likeliest or {})
     changes: list[tuple[Square, str, str]] = []
     settled: set[Square] = set()
     progress = True
@@ -148,8 +164,10 @@ class _BoardCheck:
     """A board being mended: its letters, its words and which words pass through a square."""
 
     def __init__(self, rows: Sequence[str], lexicon: Lexicon,
-                 alphabet: Sequence[str] | TileSet) -> None:
+                 alphabet: Sequence[str] | TileSet,
+                 likeliest: Mapping[Square, Sequence[str]]) -> None:
         self.board = [list(row) for row in rows]
+        self.likeliest = likeliest
         self.lexicon = lexicon
         self.alphabet = alphabet
         self.words = words_on(rows)
@@ -194,10 +212,30 @@ class _BoardCheck:
         solutions = self.lexicon.blank_solutions(constraint, self.alphabet)
         # Blanks on the board are free in each solution; only the doubted squares must agree.
         choices = {tuple(s[unknown[sq]] for sq in doubted) for s in solutions}
+        if len(choices) > 1:
+            choices = self._likeliest_of(doubted, choices)
         if len(choices) != 1:
             return None
         (letters,) = choices
         return dict(zip(doubted, letters, strict=True))
+
+    def _likeliest_of(
+        self, doubted: list[Square], choices: set[tuple[str, ...]]
+    ) -> set[tuple[str, ...]]:
+        """Of several choices of letters for the doubted squares, those whose letters the
+        glyphs look likeliest to be (least sum of ranks, over the squares the reader ranked),
+        among those the reader ranks within its likeliest at all; every choice where the
+        reader ranked nothing."""
+        ranks = {k: list(self.likeliest[square]) for k, square in enumerate(doubted)
+                 if self.likeliest.get(square)}
+        if not ranks:
+            return choices
+        scored = {choice: sum(rank.index(choice[k]) for k, rank in ranks.items())
+                  for choice in choices if all(choice[k] in rank for k, rank in ranks.items())}
+        if not scored:
+            return choices
+        best = min(scored.values())
+        return {choice for choice, score in scored.items() if score == best}
 
 
 def check_reading(reading: BoardReading, lexicon: Lexicon, tileset: TileSet) -> BoardReading:
@@ -209,7 +247,8 @@ def check_reading(reading: BoardReading, lexicon: Lexicon, tileset: TileSet) -> 
     # glyph at all) or the classifier's blank comes from elsewhere.
     unread = [square for square, source in sorted(reading.sources.items())
               if source == "tesseract" and reading.board[square[0]][square[1]] == BLANK]
-    rows, changes = correct_words(reading.board, reading.confidence, lexicon, tileset, unread)
+    rows, changes = correct_words(reading.board, reading.confidence, lexicon, tileset, unread,
+                                  reading.likeliest)
     if not changes:
         return reading
     confidence = reading.confidence.copy()
