@@ -39,6 +39,7 @@ import numpy as np
 
 from scorer.squares import PREMIUM_LAYOUT
 from scorer.tiles import TileSet
+from vision.deblur import deblurred_for_letters
 from vision.letters import (
     BLANK,
     Glyph,
@@ -813,7 +814,11 @@ def read_board(
     else:
         classifier = stock_classifier(set(tiles.letters)) if stock else None
     tesseract = TesseractReader(tiles)
-    finder = GlyphFinder(rectified, SQUARE_PX, joined=_turn_sensitive(tiles))
+    # Letters are read from the photo with its blur undone (occupancy and the faces' colours
+    # keep the photo as taken); a sharp photo is left as it is.
+    deblurred = deblurred_for_letters(image, corners)
+    letters_image = rectified if deblurred is None else rectify_with_margin(deblurred, corners)
+    finder = GlyphFinder(letters_image, SQUARE_PX, joined=_turn_sensitive(tiles))
     turns = profile.orientation if fixed_camera and profile is not None else None
     as_seen: dict[tuple[int, int], Glyph | None] = {}
     if turns is None:
