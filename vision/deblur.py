@@ -50,23 +50,21 @@ MOTION_DEFOCUS = 0.3
 DEFOCUS_SIGMAS = (0.3, 0.6, 0.9, 1.2, 1.5, 1.8, 2.1)
 #: Reach (pixels) of the cusps that model the sharp picture's structure function.
 CUSP_REACH = (1, 2, 4, 8)
-#: Wiener deconvolution's noise-to-signal ratio: on 20 motion-blurred rendered photos read with
-#: the renderer's own blur, 0.005 let noise through (335 wrong squares calibrated), 0.02 and
-#: 0.05 read alike calibrated (81) and 0.05 best uncalibrated (96 against 110), 0.1 undid too
-#: little (103 and 144).
-BALANCE = 0.05
+#: Weight of the restored picture's roughness in the deconvolution (see :func:`wiener`).  On
+#: 20 motion-blurred rendered photos deconvolved with the renderer's own blur, 0.003 let noise
+#: through (105 + 120 squares wrong, calibrated + uncalibrated), 0.01 gave 48 + 78, 0.03
+#: 51 + 65, 0.06 74 + 98, 0.12 96 + 120; a flat noise-to-signal ratio did no better than
+#: 81 + 96 (at 0.05), against 180 + 218 with no deblurring.
+ROUGHNESS = 0.03
 #: Share of the grid's side added around the grid's corners for the part of the photo that is
 #: deconvolved: the crop margin around the grid that the letters are read from, and more.
 BOX_MARGIN = 0.08
-#: Clarity (see :class:`BlurEstimate`) from which a blur is undone: sharp rendered photos
-#: measure 1 to 3.5, motion-blurred ones 1.7 to 70 (those whose letters suffer, 6 or more),
-#: defocused ones (sigma 1.5 or more) 3 to 13.  On 40 rendered photos (20 motion-blurred, 10
-#: defocused, 10 sharp) 5 left 176 + 213 squares wrong (calibrated + uncalibrated), 8 left
-#: 187 + 218, against 203 + 240 with no deblurring.
-CLEAR = 5.0
+#: Clarity (see :class:`BlurEstimate`) from which a blur is undone: 147 sharp rendered photos'
+#: of 300... (set below from measurements)
+CLEAR = 2.2
 #: Share of the estimated motion's length that is undone: the estimate errs by a pixel either
-#: way, and too long a deconvolution does more harm than too short a one (on the 20
-#: motion-blurred photos: 1.0 left 197 + 206 squares wrong, 0.8 160 + 186, 0.65 176 + 200).
+#: way, and too long a deconvolution breaks strokes where too short a one only leaves some
+#: blur (on the 20 motion-blurred photos: 1.0 left 192 + 213 squares wrong, 0.8 142 + 178).
 LENGTH_UNDONE = 0.8
 
 
@@ -161,6 +159,10 @@ def _shifts(side: int) -> tuple[np.ndarray, np.ndarray]:
 #: Shifts fitted: those within REACH of the origin.
 _FIT_X, _FIT_Y = _shifts(2 * REACH + 1)
 _FITTED = (np.hypot(_FIT_X, _FIT_Y) <= REACH).ravel()
+#: Weight of each fitted shift's error when choosing the blur: the inverse square of its
+#: length (on 50 motion-blurred rendered photos, directions more than 15 degrees off: 17 with
+#: even weights, 7 with these).
+_SHIFT_WEIGHT = 1 / np.maximum(np.hypot(_FIT_X, _FIT_Y).ravel()[_FITTED], 1) ** 2
 _NOISE_AT = (np.hypot(_FIT_X, _FIT_Y).ravel()[_FITTED] > 0).astype(np.float32)
 
 
@@ -196,9 +198,9 @@ def _cusps(axes: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
                      for reach in CUSP_REACH]).astype(np.float32)
 
 
-def structure_function(grey: np.ndarray) -> np.ndarray:
+def structure_function(grey: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     """``D(r)`` of a grey picture for shifts up to :data:`REACH` pixels each way, (2R+1, 2R+1)
-    (centre: no shift).
+    (centre: no shift), over the pairs of pixels that both lie in ``mask`` (all by default).
 
     >>> rng = np.random.default_rng(0)
     >>> d = structure_function(rng.normal(0, 1, (200, 200)).astype(np.float32))
@@ -206,15 +208,23 @@ def structure_function(grey: np.ndarray) -> np.ndarray:
     (0.0, True)
     """
     x = grey.astype(np.float64) - float(grey.mean())
+    inside = np.ones(x.shape) if mask is None else (mask > 0).astype(np.float64)
+    x *= inside
     h, w = x.shape
-    fh, fw = cv2.getOptimalDFTSize(h + REACH), cv2.getOptimalDFTSize(w + REACH)
-    spectrum = np.fft.rfft2(x, s=(fh, fw))
-    correlation = np.fft.irfft2(np.abs(spectrum) ** 2, s=(fh, fw))
-    shifts = np.arange(-REACH, REACH + 1)
-    correlation = correlation[np.ix_(shifts % fh, shifts % fw)]
-    # Zero padding: each shift's sum runs over the pixels that overlap.
-    overlap = np.outer(h - np.abs(shifts), w - np.abs(shifts))
-    return 2.0 * (float(np.mean(x * x)) - correlation / overlap)
+    size = (cv2.getOptimalDFTSize(h + REACH), cv2.getOptimalDFTSize(w + REACH))
+    inside_f, x_f, square_f = (np.fft.rfft2(f, s=size) for f in (inside, x, x * x))
+
+    def correlation(f: np.ndarray, g: np.ndarray) -> np.ndarray:
+        """sum over p of f(p) g(p + r), for the shifts r fitted."""
+        full = np.fft.irfft2(np.conj(f) * g, s=size)
+        shifts = np.arange(-REACH, REACH + 1)
+        return full[np.ix_(shifts % size[0], shifts % size[1])]
+
+    pairs = correlation(inside_f, inside_f)
+    # (x(p + r) - x(p))^2 summed over pairs both inside, expanded into correlations.
+    spread = (correlation(inside_f, square_f) + correlation(square_f, inside_f)
+              - 2.0 * correlation(x_f, x_f))
+    return spread / np.maximum(pairs, 1.0)
 
 
 def board_axes(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -230,10 +240,30 @@ def board_axes(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return u / np.linalg.norm(u), v / np.linalg.norm(v)
 
 
+def _residuals(design: np.ndarray, measured: np.ndarray, weight: np.ndarray | None
+               ) -> np.ndarray:
+    """Least-squares residual of each candidate's design (C, F, K) fitted to ``measured`` (F),
+    each fitted shift's error weighted by ``weight`` (F) if given."""
+    if weight is not None:
+        measured = measured * weight
+        design = design * weight[None, :, None]
+    normal = np.einsum("cfk,cfl->ckl", design, design)
+    # A touch of ridge: the cusps of neighbouring reach are nearly collinear.
+    normal += 1e-6 * np.eye(normal.shape[1])[None]
+    target = np.einsum("cfk,f->ck", design, measured)
+    coefficients = np.linalg.solve(normal, target[..., None])[..., 0]
+    return np.sum((np.einsum("cfk,ck->cf", design, coefficients) - measured) ** 2, axis=1)
+
+
 def estimate_blur(grey: np.ndarray, corners: np.ndarray | None = None) -> BlurEstimate:
     """The blur of a grey picture around the board (see the module's docstring); ``corners``
-    of the grid in ``grey``'s coordinates give the board's axes."""
-    measured = structure_function(grey).ravel()[_FITTED]
+    of the grid in ``grey``'s coordinates give the board's axes, and the blur is measured
+    on the grid alone (a table's grain or a cloth's weave beside it could pass for blur)."""
+    mask = None
+    if corners is not None:
+        mask = np.zeros(grey.shape, np.uint8)
+        cv2.fillConvexPoly(mask, np.round(np.asarray(corners)).astype(np.int32), 1)
+    measured = structure_function(grey, mask).ravel()[_FITTED]
     measured = measured / max(float(measured.max()), 1e-9)
     parts = [_round_smoothed()]
     if corners is not None:
@@ -242,14 +272,14 @@ def estimate_blur(grey: np.ndarray, corners: np.ndarray | None = None) -> BlurEs
     # The sensor's noise adds the same to every shift but none.
     noise = np.broadcast_to(_NOISE_AT[None, :, None], (len(candidates), len(measured), 1))
     design = np.concatenate(parts + [noise], axis=2).astype(np.float64)
-    normal = np.einsum("cfk,cfl->ckl", design, design)
-    normal += 1e-6 * np.eye(normal.shape[1])[None]
-    target = np.einsum("cfk,f->ck", design, measured)
-    coefficients = np.linalg.solve(normal, target[..., None])[..., 0]
-    residual = np.sum((np.einsum("cfk,ck->cf", design, coefficients) - measured) ** 2, axis=1)
-    best = int(np.argmin(residual))
+    # Fitted with the small shifts weighing most (they show the blur; the large ones mostly
+    # the picture), the best candidate is the blur; how much it improves the even-handed fit
+    # over no blur is its clarity.
+    weighted = _residuals(design, measured, _SHIFT_WEIGHT)
+    best = int(np.argmin(weighted))
+    even = _residuals(design[[0, best]], measured, None)
     length, angle, defocus = candidates[best]
-    clarity = float(residual[0] / max(residual[best], 1e-12))
+    clarity = float(even[0] / max(even[1], 1e-12))
     return BlurEstimate(length, angle, defocus, clarity)
 
 
@@ -263,18 +293,33 @@ def _transfer(psf: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     return np.fft.rfft2(padded)
 
 
-def wiener(grey: np.ndarray, psf: np.ndarray, balance: float = BALANCE) -> np.ndarray:
-    """``grey`` (float32) deconvolved with ``psf``: Wiener filter with a flat noise-to-signal
-    ratio ``balance`` (larger: less sharpening, less noise and ringing).  The picture is
-    mirrored at its borders first, so that they do not ring."""
+def wiener(grey: np.ndarray, psf: np.ndarray, roughness: float = ROUGHNESS) -> np.ndarray:
+    """``grey`` (float32) deconvolved with ``psf``: regularised inverse filter that weighs
+    the restored picture's roughness (its Laplacian's power) by ``roughness`` (larger: less
+    sharpening, less noise and ringing).  The picture is mirrored at its borders first, so that
+    they do not ring.
+
+    >>> sharp = np.zeros((40, 40), np.float32); sharp[:, 20:] = 200
+    >>> psf = motion_psf(6.0, 0.0)
+    >>> blurred = cv2.filter2D(sharp, -1, psf, borderType=cv2.BORDER_REFLECT_101)
+    >>> def ramp(row): return int(((row > 20) & (row < 180)).sum())  # pixels of the edge's rise
+    >>> ramp(blurred[20]), ramp(wiener(blurred, psf)[20])
+    (6, 4)
+    """
     reach = max(psf.shape) * 2
     padded = cv2.copyMakeBorder(grey, reach, reach, reach, reach, cv2.BORDER_REFLECT_101)
     h, w = padded.shape
     fh, fw = cv2.getOptimalDFTSize(h), cv2.getOptimalDFTSize(w)
     padded = cv2.copyMakeBorder(padded, 0, fh - h, 0, fw - w, cv2.BORDER_REFLECT_101)
     otf = _transfer(psf, (fh, fw))
+    fy = np.fft.fftfreq(fh)[:, None]
+    fx = np.fft.rfftfreq(fw)[None, :]
+    # The 5-point Laplacian's power at each frequency: noise and ringing are rough, the
+    # letters' strokes (a few pixels wide) much less so.
+    laplacian = (4.0 - 2.0 * np.cos(2 * np.pi * fx) - 2.0 * np.cos(2 * np.pi * fy)) ** 2
     spectrum = np.fft.rfft2(padded)
-    restored = np.fft.irfft2(spectrum * np.conj(otf) / (np.abs(otf) ** 2 + balance), s=(fh, fw))
+    restored = np.fft.irfft2(
+        spectrum * np.conj(otf) / (np.abs(otf) ** 2 + roughness * laplacian), s=(fh, fw))
     return restored[reach : reach + grey.shape[0], reach : reach + grey.shape[1]].astype(
         np.float32)
 
