@@ -40,6 +40,10 @@ import numpy as np
 #: Largest shift (pixels) at which the structure function is measured and fitted: beyond the
 #: longest motion blurs the renderer gives (7 px) and as long as the longest candidate's half.
 REACH = 9
+#: Side (pixels) of the patches the structure function is measured in, and their largest
+#: number: a 1280x720 photo's grid holds about 20 of them.
+PATCH = 96
+MAX_PATCHES = 48
 #: Candidate motions: lengths in pixels and directions in degrees (x toward y, modulo 180).
 MOTION_LENGTHS = tuple(np.arange(2.0, 9.01, 0.5).tolist())
 MOTION_ANGLES = tuple(np.arange(0.0, 180.0, 7.5).tolist())
@@ -60,7 +64,7 @@ ROUGHNESS = 0.03
 #: deconvolved: the crop margin around the grid that the letters are read from, and more.
 BOX_MARGIN = 0.08
 #: Clarity (see :class:`BlurEstimate`) from which a blur is undone.
-CLEAR = 2.2
+CLEAR = 3.2
 #: Share of the estimated motion's length that is undone: the estimate errs by a pixel either
 #: way, and too long a deconvolution breaks strokes where too short a one only leaves some
 #: blur (on the 20 motion-blurred photos: 1.0 left 192 + 213 squares wrong, 0.8 142 + 178).
@@ -223,31 +227,46 @@ def _cusps(axes: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
 
 def structure_function(grey: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     """``D(r)`` of a grey picture for shifts up to :data:`REACH` pixels each way, (2R+1, 2R+1)
-    (centre: no shift), over the pairs of pixels that both lie in ``mask`` (all by default).
+    (centre: no shift), over pairs of pixels within patches of :data:`PATCH` pixels that lie
+    wholly in ``mask`` (all of the picture by default; at most :data:`MAX_PATCHES` of them,
+    spread evenly, which bounds the time a large photo takes).
 
     >>> rng = np.random.default_rng(0)
     >>> d = structure_function(rng.normal(0, 1, (200, 200)).astype(np.float32))
     >>> round(float(d[REACH, REACH]), 3), 1.9 < float(d[0, 0]) < 2.1
     (0.0, True)
     """
-    x = grey.astype(np.float64) - float(grey.mean())
-    inside = np.ones(x.shape) if mask is None else (mask > 0).astype(np.float64)
-    x *= inside
-    h, w = x.shape
-    size = (cv2.getOptimalDFTSize(h + REACH), cv2.getOptimalDFTSize(w + REACH))
-    inside_f, x_f, square_f = (np.fft.rfft2(f, s=size) for f in (inside, x, x * x))
+    h, w = grey.shape
+    inside = np.ones((h, w), np.uint8) if mask is None else (mask > 0).astype(np.uint8)
+    covered = cv2.integral(inside)
+    corners = [(y, x) for y in range(0, h - PATCH + 1, PATCH)
+               for x in range(0, w - PATCH + 1, PATCH)
+               if covered[y + PATCH, x + PATCH] - covered[y, x + PATCH]
+               - covered[y + PATCH, x] + covered[y, x] == PATCH * PATCH]
+    if not corners:
+        raise ValueError(f"no {PATCH} px patch lies within the picture's mask")
+    if len(corners) > MAX_PATCHES:
+        corners = [corners[i] for i in np.linspace(0, len(corners) - 1, MAX_PATCHES).astype(int)]
+    patches = np.stack([grey[y : y + PATCH, x : x + PATCH] for y, x in corners]).astype(np.float32)
+    patches -= patches.mean(axis=(1, 2), keepdims=True)
+    size = (PATCH + REACH, PATCH + REACH)
+    ones_f = np.fft.rfft2(np.ones((PATCH, PATCH), np.float32), s=size)
+    x_f = np.fft.rfft2(patches, s=size)
+    square_f = np.fft.rfft2(patches * patches, s=size)
+    shifts = np.arange(-REACH, REACH + 1) % (PATCH + REACH)
 
     def correlation(f: np.ndarray, g: np.ndarray) -> np.ndarray:
-        """sum over p of f(p) g(p + r), for the shifts r fitted."""
+        """sum over patches and p of f(p) g(p + r), for the shifts r fitted."""
         full = np.fft.irfft2(np.conj(f) * g, s=size)
-        shifts = np.arange(-REACH, REACH + 1)
-        return full[np.ix_(shifts % size[0], shifts % size[1])]
+        if full.ndim == 3:
+            full = full.sum(axis=0)
+        return full[np.ix_(shifts, shifts)]
 
-    pairs = correlation(inside_f, inside_f)
-    # (x(p + r) - x(p))^2 summed over pairs both inside, expanded into correlations.
-    spread = (correlation(inside_f, square_f) + correlation(square_f, inside_f)
+    # (x(p + r) - x(p))^2 summed over pairs within a patch, expanded into correlations.
+    spread = (correlation(ones_f, square_f) + correlation(square_f, ones_f)
               - 2.0 * correlation(x_f, x_f))
-    return spread / np.maximum(pairs, 1.0)
+    pairs = len(corners) * correlation(ones_f, ones_f)
+    return spread / pairs
 
 
 def board_axes(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -311,13 +330,22 @@ def estimate_blur(grey: np.ndarray, corners: np.ndarray | None = None) -> BlurEs
 
 
 def _transfer(psf: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    """The optical transfer function of ``psf`` for an image of ``shape`` (rfft layout)."""
-    padded = np.zeros(shape, np.float32)
+    """The optical transfer function of ``psf`` (centred) for an image of ``shape``, in
+    ``np.fft.rfft2``'s layout: the small kernel's Fourier sum, as two matrix products (far
+    cheaper than transforming a whole image of zeros).
+
+    >>> psf = motion_psf(3.0, 30.0)
+    >>> padded = np.zeros((16, 16)); padded[:psf.shape[0], :psf.shape[1]] = psf
+    >>> padded = np.roll(padded, (-(psf.shape[0] // 2), -(psf.shape[1] // 2)), axis=(0, 1))
+    >>> bool(np.allclose(_transfer(psf, (16, 16)), np.fft.rfft2(padded), atol=1e-6))
+    True
+    """
     kh, kw = psf.shape
-    padded[:kh, :kw] = psf
-    # The kernel's centre goes to the origin, so that the deconvolved image is not shifted.
-    padded = np.roll(padded, (-(kh // 2), -(kw // 2)), axis=(0, 1))
-    return np.fft.rfft2(padded)
+    ys = np.arange(kh) - kh // 2
+    xs = np.arange(kw) - kw // 2
+    rows = np.exp(-2j * np.pi * np.outer(np.fft.fftfreq(shape[0]), ys))
+    cols = np.exp(-2j * np.pi * np.outer(xs, np.fft.rfftfreq(shape[1])))
+    return (rows @ psf.astype(np.float64) @ cols).astype(np.complex64)
 
 
 def wiener(grey: np.ndarray, psf: np.ndarray, roughness: float = ROUGHNESS) -> np.ndarray:
@@ -367,19 +395,33 @@ def board_box(corners: np.ndarray, shape: tuple[int, ...],
     return max(0, int(x0)), max(0, int(y0)), min(shape[1], int(x1)), min(shape[0], int(y1))
 
 
-def deblurred_for_letters(image: np.ndarray, corners: np.ndarray,
-                          clear: float | None = None) -> np.ndarray | None:
-    """The photo's grey picture with its blur undone around the board (``corners`` of the
-    grid), or None when no blur shows clearly enough to be worth undoing (clarity below
-    ``clear``, :data:`CLEAR` by default)."""
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image.copy()
+def deblurred_for_letters(
+    image: np.ndarray, corners: np.ndarray, square_px: int, clear: float | None = None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The photo's grey picture around the board (``corners`` of the grid) with its blur
+    undone, and the grid's corners in it; or None when no blur shows clearly enough to be worth
+    undoing (clarity below ``clear``, :data:`CLEAR` by default).
+
+    The letters are read from squares of ``square_px`` pixels: a photo whose squares are
+    larger is first shrunk to that size (its blur shrinks with it, and the deconvolution's
+    time stays that of a 1280x720 photo's).
+    """
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    corners = np.asarray(corners, np.float32)
     x0, y0, x1, y1 = board_box(corners, grey.shape)
-    part = grey[y0:y1, x0:x1].astype(np.float32)
-    blur = estimate_blur(part, np.asarray(corners, np.float32) - np.float32([x0, y0]))
+    part = grey[y0:y1, x0:x1]
+    corners = corners - np.float32([x0, y0])
+    side = float(np.hypot(*(np.roll(corners, -1, axis=0) - corners).T).mean()) / 15
+    if side > square_px:
+        scale = square_px / side
+        part = cv2.resize(part, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        # Pixel centres at integer coordinates: (x + 0.5) * scale - 0.5.
+        corners = (corners + 0.5) * np.float32(scale) - 0.5
+    part = part.astype(np.float32)
+    blur = estimate_blur(part, corners)
     if blur.clarity < (CLEAR if clear is None else clear):
         return None
     # A motion undone a little short of its estimated length: a deconvolution too long rings
     # and breaks strokes, one too short only leaves some blur.
-    undoing = blur.undoing_psf(LENGTH_UNDONE)
-    grey[y0:y1, x0:x1] = np.clip(wiener(part, undoing), 0, 255).astype(np.uint8)
-    return grey
+    restored = wiener(part, blur.undoing_psf(LENGTH_UNDONE))
+    return np.clip(restored, 0, 255).astype(np.uint8), corners

@@ -816,8 +816,8 @@ def read_board(
     tesseract = TesseractReader(tiles)
     # Letters are read from the photo with its blur undone (occupancy and the faces' colours
     # keep the photo as taken); a sharp photo is left as it is.
-    deblurred = deblurred_for_letters(image, corners)
-    letters_image = rectified if deblurred is None else rectify_with_margin(deblurred, corners)
+    deblurred = deblurred_for_letters(image, corners, SQUARE_PX)
+    letters_image = rectified if deblurred is None else rectify_with_margin(*deblurred)
     finder = GlyphFinder(letters_image, SQUARE_PX, joined=_turn_sensitive(tiles))
     turns = profile.orientation if fixed_camera and profile is not None else None
     as_seen: dict[tuple[int, int], Glyph | None] = {}
