@@ -183,26 +183,37 @@ def _shifts(side: int) -> tuple[np.ndarray, np.ndarray]:
     return xs.astype(np.float32), ys.astype(np.float32)
 
 
-#: Shifts fitted: those within REACH of the origin.
+#: Shifts fitted: those within REACH of the origin, one of each pair r, -r (the structure
+#: function and every model of it are symmetric), the others counting twice (PAIRED).
 _FIT_X, _FIT_Y = _shifts(2 * REACH + 1)
-_FITTED = (np.hypot(_FIT_X, _FIT_Y) <= REACH).ravel()
+_FITTED = ((np.hypot(_FIT_X, _FIT_Y) <= REACH)
+           & ((_FIT_Y > 0) | ((_FIT_Y == 0) & (_FIT_X >= 0)))).ravel()
+_PAIRED = np.where(np.hypot(_FIT_X, _FIT_Y).ravel()[_FITTED] > 0, np.sqrt(2.0), 1.0)
 #: Weight of each fitted shift's error when choosing the blur: the inverse square of its
 #: length (on 50 motion-blurred rendered photos, directions more than 15 degrees off: 17 with
 #: even weights, 7 with these).
-_SHIFT_WEIGHT = 1 / np.maximum(np.hypot(_FIT_X, _FIT_Y).ravel()[_FITTED], 1) ** 2
+_SHIFT_WEIGHT = _PAIRED / np.maximum(np.hypot(_FIT_X, _FIT_Y).ravel()[_FITTED], 1) ** 2
 _NOISE_AT = (np.hypot(_FIT_X, _FIT_Y).ravel()[_FITTED] > 0).astype(np.float32)
+
+
+@lru_cache(maxsize=1)
+def _window_index() -> np.ndarray:
+    """Flat indices (S * S, F) into the wide window of shifts: for each fitted shift, the
+    window of the cusps that a candidate's autocorrelation (S x S) weighs."""
+    wide = 2 * REACH + _SUPPORT
+    fy, fx = np.divmod(np.flatnonzero(_FITTED), 2 * REACH + 1)
+    dy, dx = np.divmod(np.arange(_SUPPORT * _SUPPORT), _SUPPORT)
+    return (fy[None, :] + dy[:, None]) * wide + (fx[None, :] + dx[:, None])
 
 
 def _smoothed(cusps: np.ndarray) -> np.ndarray:
     """Cusps (K, W, W) on the wide window of shifts correlated with each candidate's
     autocorrelation at the fitted shifts: (C, F, K)."""
     autos = _autocorrelations().reshape(len(candidate_blurs()), -1)
-    windows = np.lib.stride_tricks.sliding_window_view(cusps, (_SUPPORT, _SUPPORT), axis=(1, 2))
-    k = len(cusps)
-    # (K, 2R+1, 2R+1, S, S) -> (S * S, K * (2R+1)^2): each fitted shift's window of each cusp.
-    flat = windows.reshape(k, -1, _SUPPORT * _SUPPORT)[:, _FITTED].transpose(2, 0, 1)
-    smoothed = autos @ flat.reshape(_SUPPORT * _SUPPORT, -1)
-    return smoothed.reshape(len(autos), k, -1).transpose(0, 2, 1)
+    index = _window_index()
+    windows = cusps.reshape(len(cusps), -1).astype(np.float32).T[index]  # (S * S, F, K)
+    smoothed = autos @ windows.reshape(len(index), -1)
+    return smoothed.reshape(len(autos), index.shape[1], len(cusps))
 
 
 @lru_cache(maxsize=1)
@@ -282,13 +293,11 @@ def board_axes(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return u / np.linalg.norm(u), v / np.linalg.norm(v)
 
 
-def _residuals(design: np.ndarray, measured: np.ndarray, weight: np.ndarray | None
-               ) -> np.ndarray:
+def _residuals(design: np.ndarray, measured: np.ndarray, weight: np.ndarray) -> np.ndarray:
     """Least-squares residual of each candidate's design (C, F, K) fitted to ``measured`` (F),
-    each fitted shift's error weighted by ``weight`` (F) if given."""
-    if weight is not None:
-        measured = measured * weight
-        design = design * weight[None, :, None]
+    each fitted shift's error weighted by ``weight`` (F)."""
+    measured = measured * weight
+    design = design * weight[None, :, None]
     normal = np.einsum("cfk,cfl->ckl", design, design)
     # A touch of ridge: the cusps of neighbouring reach are nearly collinear.
     normal += 1e-6 * np.eye(normal.shape[1])[None]
@@ -319,7 +328,7 @@ def estimate_blur(grey: np.ndarray, corners: np.ndarray | None = None) -> BlurEs
     # over no blur is its clarity.
     weighted = _residuals(design, measured, _SHIFT_WEIGHT)
     best = int(np.argmin(weighted))
-    even = _residuals(design[[0, best]], measured, None)
+    even = _residuals(design[[0, best]], measured, _PAIRED)
     length, angle, defocus = candidates[best]
     clarity = float(even[0] / max(even[1], 1e-12))
     weights = np.exp(-PLAUSIBLE * (weighted / max(float(weighted[best]), 1e-12) - 1.0))
