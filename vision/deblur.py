@@ -8,24 +8,30 @@ it and undone once before the glyphs are found.
 
 **Measuring the blur** (:func:`estimate_blur`).  The photo's *structure function* near the
 origin, ``D(r) = mean((I(x + r) - I(x))^2)`` for shifts ``r`` of up to :data:`REACH` pixels,
-shows the blur's shape: a sharp photo's edges make ``D`` rise steeply from ``r = 0`` in every
-direction (a cusp), a blur rounds the cusp over the blur's extent in each direction (motion: a
-ridge along the motion, as long as the motion; defocus: round).  ``D`` is that of the sharp
-picture smoothed by the point-spread function's autocorrelation, plus the sensor's noise at
-every ``r != 0``.  The sharp picture's ``D`` is modelled as a few cusps of different reach,
-round ones (letters, grain) and ones along the board's two axes (grid lines and tile edges run
-along them, which gives the sharp photo itself an anisotropy that must not pass for motion);
-for each candidate blur (:func:`candidate_blurs`) their smoothed forms and the noise are fitted
-to the measured ``D`` by least squares, and the candidate that fits best is the blur.  The
-fit's residual with the best blur, against that with no blur, says how clearly a blur shows.
+measured in patches that lie within the grid (a table's grain or a cloth's weave could pass for
+blur), shows the blur's shape: a sharp photo's edges make ``D`` rise steeply from ``r = 0`` in
+every direction (a cusp), a blur rounds the cusp over the blur's extent in each direction
+(motion: a valley along the motion, as long as the motion; defocus: round).  ``D`` is that of
+the sharp picture smoothed by the point-spread function's autocorrelation, plus the sensor's
+noise at every ``r != 0``.  The sharp picture's ``D`` is modelled as a few cusps of different
+reach, round ones (letters, grain) and ones along the board's two axes (grid lines and tile
+edges run along them, which gives the sharp photo itself an anisotropy that must not pass for
+motion); for each candidate blur (:func:`candidate_blurs`) their smoothed forms and the noise
+are fitted to the measured ``D`` by least squares, the small shifts weighing most.  The
+candidate that fits best is the blur; how much it improves an even-handed fit over no blur at
+all is its *clarity*.
 
-**Undoing it** (:func:`wiener`): Wiener deconvolution of the photo's grey picture around the
-board with the estimated point-spread function and a flat noise-to-signal ratio
-(:data:`BALANCE`), in the photo itself, where the blur is the same everywhere (in the
-rectified board perspective would stretch it differently across the board).
+**Undoing it** (:func:`wiener`): deconvolution of the photo's grey picture around the board,
+regularised by the restored picture's roughness (:data:`ROUGHNESS`), in the photo itself, where
+the blur is the same everywhere (in the rectified board perspective would stretch it
+differently across the board).  What is undone is the mean of the candidate blurs that fit
+nearly as well as the best (:data:`PLAUSIBLE`), their motions cut to :data:`LENGTH_UNDONE` of
+their length: the estimate's direction errs by 5 to 15 degrees and its length by a pixel, and a
+deconvolution that overshoots breaks strokes where one that falls short only leaves some blur.
 
-:func:`deblurred_for_letters` does both, and leaves a photo whose blur is small or unclear as
-it is (None).
+:func:`deblurred_for_letters` does both, once per read, and leaves a photo whose blur does not
+show clearly (:data:`CLEAR`) as it is.  Only the letters are read from the result: occupancy
+and the faces' colours keep the photo as taken.
 """
 
 from __future__ import annotations

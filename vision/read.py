@@ -8,7 +8,8 @@
    camera sees them shifted by parallax);
 3. which squares hold a tile (the profile's occupancy model for its fixed camera, or the
    uncalibrated one);
-4. each occupied square's glyph (:class:`vision.letters.GlyphFinder`, all squares at once);
+4. each occupied square's glyph (:class:`vision.letters.GlyphFinder`, all squares at once),
+   from the photo with its motion blur or defocus undone when one shows (:mod:`vision.deblur`);
 5. which way up the tiles are (the profile's orientation for its fixed camera, or
    :func:`orientation_of_glyphs`: letters are taller than wide, read best upright and carry
    their point-value digit at the lower right, all weighed together);
