@@ -421,10 +421,11 @@ def deblurred_for_letters(
     larger is first shrunk to that size (its blur shrinks with it, and the deconvolution's
     time stays that of a 1280x720 photo's).
     """
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     corners = np.asarray(corners, np.float32)
-    x0, y0, x1, y1 = board_box(corners, grey.shape)
-    part = grey[y0:y1, x0:x1]
+    x0, y0, x1, y1 = board_box(corners, image.shape)
+    part = image[y0:y1, x0:x1]
+    if part.ndim == 3:
+        part = cv2.cvtColor(part, cv2.COLOR_BGR2GRAY)
     corners = corners - np.float32([x0, y0])
     side = float(np.hypot(*(np.roll(corners, -1, axis=0) - corners).T).mean()) / 15
     if side > square_px:
