@@ -8,7 +8,8 @@
    camera sees them shifted by parallax);
 3. which squares hold a tile (the profile's occupancy model for its fixed camera, or the
    uncalibrated one);
-4. each occupied square's glyph (:class:`vision.letters.GlyphFinder`, all squares at once);
+4. each occupied square's glyph (:class:`vision.letters.GlyphFinder`, all squares at once),
+   from the photo with its motion blur or defocus undone when one shows (:mod:`vision.deblur`);
 5. which way up the tiles are (the profile's orientation for its fixed camera, or
    :func:`orientation_of_glyphs`: letters are taller than wide, read best upright and carry
    their point-value digit at the lower right, all weighed together);
@@ -39,6 +40,7 @@ import numpy as np
 
 from scorer.squares import PREMIUM_LAYOUT
 from scorer.tiles import TileSet
+from vision.deblur import deblurred_for_letters
 from vision.letters import (
     BLANK,
     Glyph,
@@ -859,7 +861,11 @@ def read_board(
     else:
         classifier = stock_classifier(set(tiles.letters)) if stock else None
     tesseract = TesseractReader(tiles)
-    finder = GlyphFinder(rectified, SQUARE_PX, joined=_turn_sensitive(tiles))
+    # Letters are read from the photo with its blur undone (occupancy and the faces' colours
+    # keep the photo as taken); a sharp photo is left as it is.
+    deblurred = deblurred_for_letters(image, corners, SQUARE_PX)
+    letters_image = rectified if deblurred is None else rectify_with_margin(*deblurred)
+    finder = GlyphFinder(letters_image, SQUARE_PX, joined=_turn_sensitive(tiles))
     turns = profile.orientation if fixed_camera and profile is not None else None
     as_seen: dict[tuple[int, int], Glyph | None] = {}
     if turns is None:

@@ -1,0 +1,446 @@
+"""A photo's motion blur or defocus, measured around the board and undone for reading letters.
+
+A camera moved during the exposure smears every point along a short line (2 to 7 pixels at
+1280x720, up to a fifth of a square); a lens out of focus spreads it into a disc.  Serif
+letters' thin strokes then keep too little contrast to be found (a D read as ``|)``, an E as
+``I``).  Both blurs are the same for the whole board, so they can be measured from the whole of
+it and undone once before the glyphs are found.
+
+**Measuring the blur** (:func:`estimate_blur`).  The photo's *structure function* near the
+origin, ``D(r) = mean((I(x + r) - I(x))^2)`` for shifts ``r`` of up to :data:`REACH` pixels,
+measured in patches that lie within the grid (a table's grain or a cloth's weave could pass for
+blur), shows the blur's shape: a sharp photo's edges make ``D`` rise steeply from ``r = 0`` in
+every direction (a cusp), a blur rounds the cusp over the blur's extent in each direction
+(motion: a valley along the motion, as long as the motion; defocus: round).  ``D`` is that of
+the sharp picture smoothed by the point-spread function's autocorrelation, plus the sensor's
+noise at every ``r != 0``.  The sharp picture's ``D`` is modelled as a few cusps of different
+reach, round ones (letters, grain) and ones along the board's two axes (grid lines and tile
+edges run along them, which gives the sharp photo itself an anisotropy that must not pass for
+motion); for each candidate blur (:func:`candidate_blurs`) their smoothed forms and the noise
+are fitted to the measured ``D`` by least squares, the small shifts weighing most.  The
+candidate that fits best is the blur; how much it improves an even-handed fit over no blur at
+all is its *clarity*.
+
+**Undoing it** (:func:`wiener`): deconvolution of the photo's grey picture around the board,
+regularised by the restored picture's roughness (:data:`ROUGHNESS`), in the photo itself, where
+the blur is the same everywhere (in the rectified board perspective would stretch it
+differently across the board).  What is undone is the mean of the candidate blurs that fit
+nearly as well as the best (:data:`PLAUSIBLE`), their motions cut to :data:`LENGTH_UNDONE` of
+their length: the estimate's direction errs by 5 to 15 degrees and its length by a pixel, and a
+deconvolution that overshoots breaks strokes where one that falls short only leaves some blur.
+
+:func:`deblurred_for_letters` does both, once per read, and leaves a photo whose blur does not
+show clearly (:data:`CLEAR`) as it is.  Only the letters are read from the result: occupancy
+and the faces' colours keep the photo as taken.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+#: Largest shift (pixels) at which the structure function is measured and fitted: beyond the
+#: longest motion blurs the renderer gives (7 px) and as long as the longest candidate's half.
+REACH = 9
+#: Side (pixels) of the patches the structure function is measured in, and their largest
+#: number: a 1280x720 photo's grid holds about 20 of them.
+PATCH = 96
+MAX_PATCHES = 48
+#: Candidate motions: lengths in pixels and directions in degrees (x toward y, modulo 180).
+MOTION_LENGTHS = tuple(np.arange(2.0, 9.01, 0.5).tolist())
+MOTION_ANGLES = tuple(np.arange(0.0, 180.0, 7.5).tolist())
+#: Defocus (Gaussian sigma, pixels) that every candidate motion carries too: a lens is never
+#: perfectly focused and the picture's own edges are a little soft.
+MOTION_DEFOCUS = 0.3
+#: Candidate defocus sigmas (pixels); the first is "no blur to speak of".
+DEFOCUS_SIGMAS = (0.3, 0.6, 0.9, 1.2, 1.5, 1.8, 2.1)
+#: Reach (pixels) of the cusps that model the sharp picture's structure function.
+CUSP_REACH = (1, 2, 4, 8)
+#: Weight of the restored picture's roughness in the deconvolution (see :func:`wiener`).  On
+#: 20 motion-blurred rendered photos deconvolved with the renderer's own blur, 0.003 let noise
+#: through (105 + 120 squares wrong, calibrated + uncalibrated), 0.01 gave 48 + 78, 0.03
+#: 51 + 65, 0.06 74 + 98, 0.12 96 + 120; a flat noise-to-signal ratio did no better than
+#: 81 + 96 (at 0.05), against 180 + 218 with no deblurring.
+ROUGHNESS = 0.03
+#: Share of the grid's side added around the grid's corners for the part of the photo that is
+#: deconvolved: the crop margin around the grid that the letters are read from, and more.
+BOX_MARGIN = 0.08
+#: Clarity (see :class:`BlurEstimate`) from which a blur is undone.  On the 300 rendered photos
+#: of ``bench/eval_rendered.py`` 2 sharp photos of 147 reach it (2.2 would take 8), 21
+#: defocused ones of 103 and 28 motion-blurred ones of 50 (those that read worst among them
+#: measure 4 to 50); the real game's frames measure 1.4 to 2.8.
+CLEAR = 3.2
+#: Share of the estimated motion's length that is undone: the estimate errs by a pixel either
+#: way, and too long a deconvolution breaks strokes where too short a one only leaves some
+#: blur (on the 20 motion-blurred photos: 1.0 left 192 + 213 squares wrong, 0.8 142 + 178).
+LENGTH_UNDONE = 0.8
+#: How sharply the candidates' weights fall with their fit: a candidate whose weighted
+#: residual is ``1 + x`` times the best one's weighs ``exp(-PLAUSIBLE * x)``.  On the 20
+#: motion-blurred photos, undoing the best candidate alone left 142 + 178 squares wrong,
+#: the mean with 30 147 + 173, 10 126 + 155, 3 129 + 148, 1 128 + 166.
+PLAUSIBLE = 3.0
+
+
+@dataclass(frozen=True)
+class BlurEstimate:
+    """A photo's blur: a straight motion of ``length`` pixels in direction ``angle`` (degrees,
+    x toward y) with a Gaussian defocus of sigma ``defocus`` pixels (``length`` 0: defocus
+    alone).  ``clarity``: how much worse the structure function is fitted with no blur than
+    with this one (1: no better).  ``plausible``: the candidate blurs that fit nearly as well,
+    as (weight, length, angle, defocus), weights summing to 1 (see :data:`PLAUSIBLE`)."""
+
+    length: float
+    angle: float
+    defocus: float
+    clarity: float
+    plausible: tuple[tuple[float, float, float, float], ...] = ()
+
+    def psf(self) -> np.ndarray:
+        """The point-spread function (sums to 1)."""
+        return blur_psf(self.length, self.angle, self.defocus)
+
+    def undoing_psf(self, length_share: float = 1.0) -> np.ndarray:
+        """The point-spread function to undo: the plausible blurs' mean (their motions cut to
+        ``length_share`` of their length), so that where the estimate is unsure (a direction
+        or a length between candidates) the deconvolution only undoes what they share."""
+        blurs = self.plausible or ((1.0, self.length, self.angle, self.defocus),)
+        kernels = [(w, blur_psf(length * length_share, angle, defocus))
+                   for w, length, angle, defocus in blurs]
+        side = max(k.shape[0] for _, k in kernels)
+        mean = np.zeros((side, side), np.float32)
+        for w, k in kernels:
+            offset = (side - k.shape[0]) // 2
+            mean[offset : offset + k.shape[0], offset : offset + k.shape[1]] += w * k
+        return mean / mean.sum()
+
+
+def blur_psf(length: float, angle: float, defocus: float) -> np.ndarray:
+    """Point-spread function of a motion (``length`` 0: none) with a defocus (sums to 1)."""
+    return motion_psf(length, angle, defocus) if length > 0 else defocus_psf(defocus)
+
+
+def motion_psf(length: float, angle: float, defocus: float = 0.0) -> np.ndarray:
+    """Point-spread function of a straight motion of ``length`` pixels in direction ``angle``
+    (degrees, x toward y), with a Gaussian defocus of sigma ``defocus`` pixels on top; sums to 1.
+
+    >>> psf = motion_psf(4.0, 0.0)
+    >>> psf.shape, round(float(psf.sum()), 6), int(np.count_nonzero(psf.sum(axis=1)))
+    ((7, 7), 1.0, 1)
+    """
+    reach = int(math.ceil(length / 2 + 3 * defocus)) + 1
+    kernel = np.zeros((2 * reach + 1, 2 * reach + 1), np.float32)
+    dx = math.cos(math.radians(angle)) * length / 2
+    dy = math.sin(math.radians(angle)) * length / 2
+    # Sub-pixel ends (4 fractional bits), antialiased.
+    ends = [(int(round((reach + sign * dx) * 16)), int(round((reach + sign * dy) * 16)))
+            for sign in (-1, 1)]
+    cv2.line(kernel, ends[0], ends[1], 1.0, 1, cv2.LINE_AA, 4)
+    if defocus > 0.05:
+        kernel = cv2.GaussianBlur(kernel, (0, 0), defocus)
+    return kernel / kernel.sum()
+
+
+def defocus_psf(sigma: float) -> np.ndarray:
+    """Gaussian point-spread function of sigma ``sigma`` pixels; sums to 1.
+
+    >>> psf = defocus_psf(1.0)
+    >>> psf.shape, round(float(psf.sum()), 6), bool(psf[4, 4] == psf.max())
+    ((9, 9), 1.0, True)
+    """
+    reach = int(math.ceil(3 * sigma)) + 1
+    kernel = np.zeros((2 * reach + 1, 2 * reach + 1), np.float32)
+    kernel[reach, reach] = 1.0
+    kernel = cv2.GaussianBlur(kernel, (0, 0), sigma)
+    return kernel / kernel.sum()
+
+
+def candidate_blurs() -> list[tuple[float, float, float]]:
+    """The blurs weighed, as (length, angle, defocus): defocus alone first (the first of all
+    is no blur to speak of), then every candidate motion."""
+    return [(0.0, 0.0, s) for s in DEFOCUS_SIGMAS] + [
+        (length, angle, MOTION_DEFOCUS) for length in MOTION_LENGTHS for angle in MOTION_ANGLES]
+
+
+#: Side of the window of shifts over which the smoothed cusps are computed: the fitted shifts
+#: plus the largest candidate's reach.
+_SUPPORT = 2 * REACH + 1
+
+
+@lru_cache(maxsize=1)
+def _autocorrelations() -> np.ndarray:
+    """Each candidate blur's point-spread autocorrelation, (C, S, S) float32 with S = 2 *
+    :data:`REACH` + 1 centred windows (what lies beyond is left out: the longest candidate's
+    autocorrelation reaches its length)."""
+    out = np.zeros((len(candidate_blurs()), _SUPPORT, _SUPPORT), np.float32)
+    for i, (length, angle, defocus) in enumerate(candidate_blurs()):
+        psf = blur_psf(length, angle, defocus)
+        k = psf.shape[0]
+        padded = np.zeros((k + _SUPPORT - 1, k + _SUPPORT - 1), np.float32)
+        padded[_SUPPORT // 2 : _SUPPORT // 2 + k, _SUPPORT // 2 : _SUPPORT // 2 + k] = psf
+        out[i] = cv2.matchTemplate(padded, psf, cv2.TM_CCORR)
+    return out
+
+
+def _shifts(side: int) -> tuple[np.ndarray, np.ndarray]:
+    """Integer shift coordinates (x, y) of a centred ``side`` x ``side`` window."""
+    half = side // 2
+    ys, xs = np.mgrid[-half : half + 1, -half : half + 1]
+    return xs.astype(np.float32), ys.astype(np.float32)
+
+
+#: Shifts fitted: those within REACH of the origin, one of each pair r, -r (the structure
+#: function and every model of it are symmetric), the others counting twice (PAIRED).
+_FIT_X, _FIT_Y = _shifts(2 * REACH + 1)
+_FITTED = ((np.hypot(_FIT_X, _FIT_Y) <= REACH)
+           & ((_FIT_Y > 0) | ((_FIT_Y == 0) & (_FIT_X >= 0)))).ravel()
+_PAIRED = np.where(np.hypot(_FIT_X, _FIT_Y).ravel()[_FITTED] > 0, np.sqrt(2.0), 1.0)
+#: Weight of each fitted shift's error when choosing the blur: the inverse square of its
+#: length (on 50 motion-blurred rendered photos, directions more than 15 degrees off: 17 with
+#: even weights, 7 with these).
+_SHIFT_WEIGHT = _PAIRED / np.maximum(np.hypot(_FIT_X, _FIT_Y).ravel()[_FITTED], 1) ** 2
+_NOISE_AT = (np.hypot(_FIT_X, _FIT_Y).ravel()[_FITTED] > 0).astype(np.float32)
+
+
+@lru_cache(maxsize=1)
+def _window_index() -> np.ndarray:
+    """Flat indices (S * S, F) into the wide window of shifts: for each fitted shift, the
+    window of the cusps that a candidate's autocorrelation (S x S) weighs."""
+    wide = 2 * REACH + _SUPPORT
+    fy, fx = np.divmod(np.flatnonzero(_FITTED), 2 * REACH + 1)
+    dy, dx = np.divmod(np.arange(_SUPPORT * _SUPPORT), _SUPPORT)
+    return (fy[None, :] + dy[:, None]) * wide + (fx[None, :] + dx[:, None])
+
+
+def _smoothed(cusps: np.ndarray) -> np.ndarray:
+    """Cusps (K, W, W) on the wide window of shifts correlated with each candidate's
+    autocorrelation at the fitted shifts: (C, F, K)."""
+    autos = _autocorrelations().reshape(len(candidate_blurs()), -1)
+    index = _window_index()
+    windows = cusps.reshape(len(cusps), -1).astype(np.float32).T[index]  # (S * S, F, K)
+    smoothed = autos @ windows.reshape(len(index), -1)
+    return smoothed.reshape(len(autos), index.shape[1], len(cusps))
+
+
+@lru_cache(maxsize=1)
+def _round_smoothed() -> np.ndarray:
+    """:func:`_smoothed` of the round cusps, the same for every photo."""
+    return _smoothed(_cusps(None))
+
+
+def _cusps(axes: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
+    """The sharp picture's structure-function model on the wide window of shifts, (K, W, W):
+    round cusps of each reach in :data:`CUSP_REACH` or, given the board's axes (unit vectors
+    in the photo), cusps along them."""
+    xs, ys = _shifts(2 * REACH + _SUPPORT)
+    if axes is None:
+        radius = np.hypot(xs, ys)
+        return np.stack([np.minimum(radius, reach) for reach in CUSP_REACH])
+    (ux, uy), (vx, vy) = axes
+    along_u, along_v = np.abs(xs * ux + ys * uy), np.abs(xs * vx + ys * vy)
+    return np.stack([np.minimum(along_u, reach) + np.minimum(along_v, reach)
+                     for reach in CUSP_REACH]).astype(np.float32)
+
+
+def structure_function(grey: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """``D(r)`` of a grey picture for shifts up to :data:`REACH` pixels each way, (2R+1, 2R+1)
+    (centre: no shift), over pairs of pixels within patches of :data:`PATCH` pixels that lie
+    wholly in ``mask`` (all of the picture by default; at most :data:`MAX_PATCHES` of them,
+    spread evenly, which bounds the time a large photo takes).
+
+    >>> rng = np.random.default_rng(0)
+    >>> d = structure_function(rng.normal(0, 1, (200, 200)).astype(np.float32))
+    >>> round(float(d[REACH, REACH]), 3), 1.9 < float(d[0, 0]) < 2.1
+    (0.0, True)
+    """
+    h, w = grey.shape
+    inside = np.ones((h, w), np.uint8) if mask is None else (mask > 0).astype(np.uint8)
+    covered = cv2.integral(inside)
+    corners = [(y, x) for y in range(0, h - PATCH + 1, PATCH)
+               for x in range(0, w - PATCH + 1, PATCH)
+               if covered[y + PATCH, x + PATCH] - covered[y, x + PATCH]
+               - covered[y + PATCH, x] + covered[y, x] == PATCH * PATCH]
+    if not corners:
+        raise ValueError(f"no {PATCH} px patch lies within the picture's mask")
+    if len(corners) > MAX_PATCHES:
+        corners = [corners[i] for i in np.linspace(0, len(corners) - 1, MAX_PATCHES).astype(int)]
+    patches = np.stack([grey[y : y + PATCH, x : x + PATCH] for y, x in corners]).astype(np.float32)
+    patches -= patches.mean(axis=(1, 2), keepdims=True)
+    size = (PATCH + REACH, PATCH + REACH)
+    ones_f = np.fft.rfft2(np.ones((PATCH, PATCH), np.float32), s=size)
+    x_f = np.fft.rfft2(patches, s=size)
+    square_f = np.fft.rfft2(patches * patches, s=size)
+    shifts = np.arange(-REACH, REACH + 1) % (PATCH + REACH)
+
+    def correlation(f: np.ndarray, g: np.ndarray) -> np.ndarray:
+        """sum over patches and p of f(p) g(p + r), for the shifts r fitted."""
+        full = np.fft.irfft2(np.conj(f) * g, s=size)
+        if full.ndim == 3:
+            full = full.sum(axis=0)
+        return full[np.ix_(shifts, shifts)]
+
+    # (x(p + r) - x(p))^2 summed over pairs within a patch, expanded into correlations.
+    spread = (correlation(ones_f, square_f) + correlation(square_f, ones_f)
+              - 2.0 * correlation(x_f, x_f))
+    pairs = len(corners) * correlation(ones_f, ones_f)
+    return spread / pairs
+
+
+def board_axes(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unit vectors along the grid's rows and columns in the photo (mean of opposite sides).
+
+    >>> u, v = board_axes(np.array([[0, 0], [10, 0], [10, 10], [0, 10]], np.float32))
+    >>> u.tolist(), v.tolist()
+    ([1.0, 0.0], [0.0, 1.0])
+    """
+    c = np.asarray(corners, np.float64)
+    u = c[1] - c[0] + c[2] - c[3]
+    v = c[3] - c[0] + c[2] - c[1]
+    return u / np.linalg.norm(u), v / np.linalg.norm(v)
+
+
+def _residuals(design: np.ndarray, measured: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """Least-squares residual of each candidate's design (C, F, K) fitted to ``measured`` (F),
+    each fitted shift's error weighted by ``weight`` (F)."""
+    measured = measured * weight
+    design = design * weight[None, :, None]
+    normal = np.einsum("cfk,cfl->ckl", design, design)
+    # A touch of ridge: the cusps of neighbouring reach are nearly collinear.
+    normal += 1e-6 * np.eye(normal.shape[1])[None]
+    target = np.einsum("cfk,f->ck", design, measured)
+    coefficients = np.linalg.solve(normal, target[..., None])[..., 0]
+    return np.sum((np.einsum("cfk,ck->cf", design, coefficients) - measured) ** 2, axis=1)
+
+
+def estimate_blur(grey: np.ndarray, corners: np.ndarray | None = None) -> BlurEstimate:
+    """The blur of a grey picture around the board (see the module's docstring); ``corners``
+    of the grid in ``grey``'s coordinates give the board's axes, and the blur is measured
+    on the grid alone (a table's grain or a cloth's weave beside it could pass for blur)."""
+    mask = None
+    if corners is not None:
+        mask = np.zeros(grey.shape, np.uint8)
+        cv2.fillConvexPoly(mask, np.round(np.asarray(corners)).astype(np.int32), 1)
+    measured = structure_function(grey, mask).ravel()[_FITTED]
+    measured = measured / max(float(measured.max()), 1e-9)
+    parts = [_round_smoothed()]
+    if corners is not None:
+        parts.append(_smoothed(_cusps(board_axes(corners))))
+    candidates = candidate_blurs()
+    # The sensor's noise adds the same to every shift but none.
+    noise = np.broadcast_to(_NOISE_AT[None, :, None], (len(candidates), len(measured), 1))
+    design = np.concatenate(parts + [noise], axis=2).astype(np.float64)
+    # Fitted with the small shifts weighing most (they show the blur; the large ones mostly
+    # the picture), the best candidate is the blur; how much it improves the even-handed fit
+    # over no blur is its clarity.
+    weighted = _residuals(design, measured, _SHIFT_WEIGHT)
+    best = int(np.argmin(weighted))
+    even = _residuals(design[[0, best]], measured, _PAIRED)
+    length, angle, defocus = candidates[best]
+    clarity = float(even[0] / max(even[1], 1e-12))
+    weights = np.exp(-PLAUSIBLE * (weighted / max(float(weighted[best]), 1e-12) - 1.0))
+    kept = np.flatnonzero(weights >= 1e-3)
+    total = float(weights[kept].sum())
+    plausible = tuple((float(weights[i]) / total, *candidates[i]) for i in kept)
+    return BlurEstimate(length, angle, defocus, clarity, plausible)
+
+
+def _transfer(psf: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """The optical transfer function of ``psf`` (centred) for an image of ``shape``, in
+    ``np.fft.rfft2``'s layout: the small kernel's Fourier sum, as two matrix products (far
+    cheaper than transforming a whole image of zeros).
+
+    >>> psf = motion_psf(3.0, 30.0)
+    >>> padded = np.zeros((16, 16)); padded[:psf.shape[0], :psf.shape[1]] = psf
+    >>> padded = np.roll(padded, (-(psf.shape[0] // 2), -(psf.shape[1] // 2)), axis=(0, 1))
+    >>> bool(np.allclose(_transfer(psf, (16, 16)), np.fft.rfft2(padded), atol=1e-6))
+    True
+    """
+    kh, kw = psf.shape
+    ys = np.arange(kh) - kh // 2
+    xs = np.arange(kw) - kw // 2
+    rows = np.exp(-2j * np.pi * np.outer(np.fft.fftfreq(shape[0]), ys))
+    cols = np.exp(-2j * np.pi * np.outer(xs, np.fft.rfftfreq(shape[1])))
+    return (rows @ psf.astype(np.float64) @ cols).astype(np.complex64)
+
+
+def wiener(grey: np.ndarray, psf: np.ndarray, roughness: float = ROUGHNESS) -> np.ndarray:
+    """``grey`` (float32) deconvolved with ``psf``: regularised inverse filter that weighs
+    the restored picture's roughness (its Laplacian's power) by ``roughness`` (larger: less
+    sharpening, less noise and ringing).  The picture is mirrored at its borders first, so that
+    they do not ring.
+
+    >>> sharp = np.zeros((40, 40), np.float32); sharp[:, 20:] = 200
+    >>> psf = motion_psf(6.0, 0.0)
+    >>> blurred = cv2.filter2D(sharp, -1, psf, borderType=cv2.BORDER_REFLECT_101)
+    >>> def ramp(row): return int(((row > 20) & (row < 180)).sum())  # pixels of the edge's rise
+    >>> ramp(blurred[20]), ramp(wiener(blurred, psf)[20])
+    (6, 4)
+    """
+    reach = max(psf.shape) * 2
+    padded = cv2.copyMakeBorder(grey, reach, reach, reach, reach, cv2.BORDER_REFLECT_101)
+    h, w = padded.shape
+    fh, fw = cv2.getOptimalDFTSize(h), cv2.getOptimalDFTSize(w)
+    padded = cv2.copyMakeBorder(padded, 0, fh - h, 0, fw - w, cv2.BORDER_REFLECT_101)
+    otf = _transfer(psf, (fh, fw))
+    fy = np.fft.fftfreq(fh)[:, None]
+    fx = np.fft.rfftfreq(fw)[None, :]
+    # The 5-point Laplacian's power at each frequency: noise and ringing are rough, the
+    # letters' strokes (a few pixels wide) much less so.
+    laplacian = (4.0 - 2.0 * np.cos(2 * np.pi * fx) - 2.0 * np.cos(2 * np.pi * fy)) ** 2
+    spectrum = np.fft.rfft2(padded)
+    restored = np.fft.irfft2(
+        spectrum * np.conj(otf) / (np.abs(otf) ** 2 + roughness * laplacian), s=(fh, fw))
+    return restored[reach : reach + grey.shape[0], reach : reach + grey.shape[1]].astype(
+        np.float32)
+
+
+def board_box(corners: np.ndarray, shape: tuple[int, ...],
+              margin: float = BOX_MARGIN) -> tuple[int, int, int, int]:
+    """Bounding box (x0, y0, x1, y1) of the grid's corners, widened by ``margin`` of the
+    grid's side, inside an image of ``shape``.
+
+    >>> board_box(np.array([[10, 10], [110, 10], [110, 110], [10, 110]]), (100, 200), 0.1)
+    (0, 0, 120, 100)
+    """
+    corners = np.asarray(corners, np.float64)
+    side = float(np.hypot(*(np.roll(corners, -1, axis=0) - corners).T).mean())
+    pad = margin * side
+    x0, y0 = np.floor(corners.min(axis=0) - pad).astype(int)
+    x1, y1 = np.ceil(corners.max(axis=0) + pad).astype(int)
+    return max(0, int(x0)), max(0, int(y0)), min(shape[1], int(x1)), min(shape[0], int(y1))
+
+
+def deblurred_for_letters(
+    image: np.ndarray, corners: np.ndarray, square_px: int, clear: float | None = None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The photo's grey picture around the board (``corners`` of the grid) with its blur
+    undone, and the grid's corners in it; or None when no blur shows clearly enough to be worth
+    undoing (clarity below ``clear``, :data:`CLEAR` by default).
+
+    The letters are read from squares of ``square_px`` pixels: a photo whose squares are
+    larger is first shrunk to that size (its blur shrinks with it, and the deconvolution's
+    time stays that of a 1280x720 photo's).
+    """
+    corners = np.asarray(corners, np.float32)
+    x0, y0, x1, y1 = board_box(corners, image.shape)
+    part = image[y0:y1, x0:x1]
+    if part.ndim == 3:
+        part = cv2.cvtColor(part, cv2.COLOR_BGR2GRAY)
+    corners = corners - np.float32([x0, y0])
+    side = float(np.hypot(*(np.roll(corners, -1, axis=0) - corners).T).mean()) / 15
+    if side > square_px:
+        scale = square_px / side
+        part = cv2.resize(part, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        # Pixel centres at integer coordinates: (x + 0.5) * scale - 0.5.
+        corners = (corners + 0.5) * np.float32(scale) - 0.5
+    part = part.astype(np.float32)
+    blur = estimate_blur(part, corners)
+    if blur.clarity < (CLEAR if clear is None else clear):
+        return None
+    # A motion undone a little short of its estimated length: a deconvolution too long rings
+    # and breaks strokes, one too short only leaves some blur.
+    restored = wiener(part, blur.undoing_psf(LENGTH_UNDONE))
+    return np.clip(restored, 0, 255).astype(np.uint8), corners
