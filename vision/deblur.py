@@ -267,24 +267,37 @@ def structure_function(grey: np.ndarray, mask: np.ndarray | None = None) -> np.n
         raise ValueError(f"no {PATCH} px patch lies within the picture's mask")
     if len(corners) > MAX_PATCHES:
         corners = [corners[i] for i in np.linspace(0, len(corners) - 1, MAX_PATCHES).astype(int)]
-    patches = np.stack([grey[y : y + PATCH, x : x + PATCH] for y, x in corners]).astype(np.float32)
-    patches -= patches.mean(axis=(1, 2), keepdims=True)
-    size = (PATCH + REACH, PATCH + REACH)
-    ones_f = np.fft.rfft2(np.ones((PATCH, PATCH), np.float32), s=size)
-    x_f = np.fft.rfft2(patches, s=size)
-    square_f = np.fft.rfft2(patches * patches, s=size)
-    shifts = np.arange(-REACH, REACH + 1) % (PATCH + REACH)
+    # Correlations over all shifts at once, by Fourier transforms padded beyond the reach
+    # (no wrap-around) to a size OpenCV transforms fast; the transform being linear, the
+    # patches' spectra are summed before the one inverse (a third of numpy's time).
+    n = cv2.getOptimalDFTSize(PATCH + REACH)
+    padded = np.zeros((n, n), np.float32)
+
+    def spectrum(values: np.ndarray) -> np.ndarray:
+        padded[:PATCH, :PATCH] = values
+        return cv2.dft(padded, flags=cv2.DFT_COMPLEX_OUTPUT)
+
+    ones_f = spectrum(np.ones((PATCH, PATCH), np.float32))
+    squares_f = np.zeros((n, n, 2), np.float32)
+    power = np.zeros((n, n, 2), np.float32)
+    for y, x in corners:
+        patch = grey[y : y + PATCH, x : x + PATCH].astype(np.float32)
+        patch -= patch.mean()
+        patch_f = spectrum(patch)
+        squares_f += spectrum(patch * patch)
+        power += cv2.mulSpectrums(patch_f, patch_f, 0, conjB=True)
+    shifts = np.arange(-REACH, REACH + 1) % n
 
     def correlation(f: np.ndarray, g: np.ndarray) -> np.ndarray:
-        """sum over patches and p of f(p) g(p + r), for the shifts r fitted."""
-        full = np.fft.irfft2(np.conj(f) * g, s=size)
-        if full.ndim == 3:
-            full = full.sum(axis=0)
-        return full[np.ix_(shifts, shifts)]
+        """sum over p of f(p) g(p + r), for the shifts r fitted, from spectra."""
+        product = cv2.mulSpectrums(g, f, 0, conjB=True)
+        return cv2.idft(product, flags=cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE)[
+            np.ix_(shifts, shifts)].astype(np.float64)
 
     # (x(p + r) - x(p))^2 summed over pairs within a patch, expanded into correlations.
-    spread = (correlation(ones_f, square_f) + correlation(square_f, ones_f)
-              - 2.0 * correlation(x_f, x_f))
+    spread = (correlation(ones_f, squares_f) + correlation(squares_f, ones_f)
+              - 2.0 * cv2.idft(power, flags=cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE)[
+                  np.ix_(shifts, shifts)].astype(np.float64))
     pairs = len(corners) * correlation(ones_f, ones_f)
     return spread / pairs
 
