@@ -119,7 +119,7 @@ class _Tesseract:
         self.tileset = TileSet.named("en")
         self.calls: list[list[int]] = []
 
-    def read(self, inks):
+    def read(self, inks, known=()):
         from vision.letters import LetterGuess
 
         numbers = [int(ink[0, 0]) for ink in inks]
@@ -153,6 +153,29 @@ def test_tesseract_confirms_middling_stock_letters_only_when_asked(monkeypatch):
     read, _ = read_letters(glyphs, classifier, tesseract)
     assert [g.confidence for g in read] == [middling, middling, 0.95]
     assert tesseract.calls == []
+
+
+def test_tesseract_overrules_a_guessing_classifier_only_with_a_letter_it_ranks(monkeypatch):
+    """A classifier all but guessing (below OVERRULE) is overruled by Tesseract's sure letter
+    only when that letter is among the classifier's likeliest for the glyph: a blurred E
+    whose arms are lost is a bar to Tesseract (I), while to the classifier it still looks
+    like E, F or B."""
+    from vision.letters import Glyph, LetterClassifier, LetterGuess
+    from vision.read import OVERRULE, read_letters
+
+    classifier = LetterClassifier()
+    guessing = OVERRULE / 2
+    scripted = [LetterGuess("E", guessing, 0.7, ("E", "F", "B")),
+                LetterGuess("E", guessing, 0.7, ("E", "F", "B"))]
+    monkeypatch.setattr(classifier, "predict", lambda glyphs: scripted[: len(glyphs)])
+    monkeypatch.setattr(LetterClassifier, "__len__", lambda self: 100)
+    monkeypatch.setattr(LetterClassifier, "letters",
+                        property(lambda self: set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")))
+    glyphs = [Glyph(np.zeros((24, 24), np.float32), np.full((1, 1), n, np.uint8), 0.5)
+              for n in range(2)]
+    read, sources = read_letters(glyphs, classifier, _Tesseract("IF"))
+    assert [g.letter for g in read] == ["E", "F"]
+    assert sources == ["classifier", "tesseract"]
 
 
 GAME = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / (

@@ -815,8 +815,11 @@ def _combine(
         return uncalibrated, "tesseract"  # a letter never seen: only Tesseract can know it
     # Both readers know the letter they propose.  The classifier is right far more often on
     # the user's own tiles (measured on real photos), so Tesseract overrules it only when the
-    # classifier is all but guessing.
-    if calibrated.confidence < OVERRULE and uncalibrated.confidence > calibrated.confidence:
+    # classifier is all but guessing, and with a letter the glyph looks like to it at all
+    # (among its likeliest).
+    if calibrated.confidence < OVERRULE and uncalibrated.confidence > calibrated.confidence and (
+        not calibrated.likeliest or uncalibrated.letter in calibrated.likeliest
+    ):
         return uncalibrated, "tesseract"
     return calibrated, "classifier"
 
