@@ -127,23 +127,32 @@ class _Tesseract:
         return [LetterGuess(self.letters[n], 0.9) for n in numbers]
 
 
-def test_tesseract_confirms_middling_stock_letters_only_when_asked(monkeypatch):
-    """A tracker asks the players about unsure letters: Tesseract agreeing with a letter the
-    stock classifier read with middling confidence makes it sure; disagreeing changes nothing;
-    and a board read (no ``confirm``) does not ask about those at all."""
-    from vision.letters import Glyph, LetterClassifier, LetterGuess
-    from vision.read import ACCEPT, OVERRULE, read_letters
+def _scripted(monkeypatch, scripted: list) -> tuple:
+    """A classifier of every letter whose guesses are ``scripted``, and as many glyphs (each
+    glyph's ink holds its number, for :class:`_Tesseract`)."""
+    from vision.letters import Glyph, LetterClassifier
 
     classifier = LetterClassifier()
-    classifier.stock = True
-    middling = (OVERRULE + ACCEPT) / 2
-    scripted = [LetterGuess("E", middling), LetterGuess("T", middling), LetterGuess("A", 0.95)]
     monkeypatch.setattr(classifier, "predict", lambda glyphs: scripted[: len(glyphs)])
     monkeypatch.setattr(LetterClassifier, "__len__", lambda self: 100)
     monkeypatch.setattr(LetterClassifier, "letters",
                         property(lambda self: set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")))
     glyphs = [Glyph(np.zeros((24, 24), np.float32), np.full((1, 1), n, np.uint8), 0.5)
-              for n in range(3)]
+              for n in range(len(scripted))]
+    return classifier, glyphs
+
+
+def test_tesseract_confirms_middling_stock_letters_only_when_asked(monkeypatch):
+    """A tracker asks the players about unsure letters: Tesseract agreeing with a letter the
+    stock classifier read with middling confidence makes it sure; disagreeing changes nothing;
+    and a board read (no ``confirm``) does not ask about those at all."""
+    from vision.letters import LetterGuess
+    from vision.read import ACCEPT, OVERRULE, read_letters
+
+    middling = (OVERRULE + ACCEPT) / 2
+    scripted = [LetterGuess("E", middling), LetterGuess("T", middling), LetterGuess("A", 0.95)]
+    classifier, glyphs = _scripted(monkeypatch, scripted)
+    classifier.stock = True
     tesseract = _Tesseract("EIA")
     read, _ = read_letters(glyphs, classifier, tesseract, confirm=True)
     assert [g.letter for g in read] == ["E", "T", "A"]
@@ -160,19 +169,13 @@ def test_tesseract_overrules_a_guessing_classifier_only_with_a_letter_it_ranks(m
     only when that letter is among the classifier's likeliest for the glyph: a blurred E
     whose arms are lost is a bar to Tesseract (I), while to the classifier it still looks
     like E, F or B."""
-    from vision.letters import Glyph, LetterClassifier, LetterGuess
+    from vision.letters import LetterGuess
     from vision.read import OVERRULE, read_letters
 
-    classifier = LetterClassifier()
     guessing = OVERRULE / 2
     scripted = [LetterGuess("E", guessing, 0.7, ("E", "F", "B")),
                 LetterGuess("E", guessing, 0.7, ("E", "F", "B"))]
-    monkeypatch.setattr(classifier, "predict", lambda glyphs: scripted[: len(glyphs)])
-    monkeypatch.setattr(LetterClassifier, "__len__", lambda self: 100)
-    monkeypatch.setattr(LetterClassifier, "letters",
-                        property(lambda self: set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")))
-    glyphs = [Glyph(np.zeros((24, 24), np.float32), np.full((1, 1), n, np.uint8), 0.5)
-              for n in range(2)]
+    classifier, glyphs = _scripted(monkeypatch, scripted)
     read, sources = read_letters(glyphs, classifier, _Tesseract("IF"))
     assert [g.letter for g in read] == ["E", "F"]
     assert sources == ["classifier", "tesseract"]
