@@ -174,3 +174,17 @@ def test_a_tile_read_alone_by_a_fresh_reader_is_read_among_known_glyphs():
     unsure = [(ink, LetterGuess(guess.letter, 0.5)) for ink, guess in known]
     assert TesseractReader("de")._context_for(1, unsure) == []
     assert len(TesseractReader("de")._context_for(1, known)) == 3
+
+
+def test_one_engine_serves_several_threads():
+    # The web server's requests and the tracker read in threads of their own, through the
+    # one engine of a language: each read is answered as when read alone.
+    from concurrent.futures import ThreadPoolExecutor
+
+    if tesseract_engine.engine_for("eng", 6, "A") is None:
+        pytest.skip("the Tesseract library cannot be loaded here")
+    sheets = [[rendered(ch) for ch in word] for word in ("QUIZ", "JAMB", "HELLO", "WORLD")]
+    alone = [TesseractReader("en").read(inks) for inks in sheets]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = list(pool.map(lambda inks: TesseractReader("en").read(inks), sheets * 3))
+    assert together == alone * 3
