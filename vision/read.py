@@ -32,7 +32,7 @@ from __future__ import annotations
 import time
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import cv2
@@ -611,9 +611,9 @@ def read_letters(
     """A letter (``?`` for a blank) and confidence for each occupied square's glyph.
 
     The classifier answers where it is sure; every other glyph whose reading Tesseract could
-    change goes to Tesseract, all in one call.  A letter the classifier has never seen can only
-    come from Tesseract.  With ``tileset``,
-    marks seen above a glyph decide between a letter and its umlaut (:func:`with_marks`).
+    change goes to Tesseract, all in one call.  A letter the classifier has never seen comes
+    from Tesseract or the stock classifier (``stock``, below).  With ``tileset``, marks seen
+    above a glyph decide between a letter and its umlaut (:func:`with_marks`).
 
     With ``confirm`` and the stock classifier (:mod:`vision.stock`), the letters it read with
     some confidence but below :data:`ACCEPT` are shown to Tesseract in a call of their own,
@@ -707,8 +707,8 @@ def read_letters(
                                              guess.similarity)
     # Whichever reader's letter stands, the classifier's likeliest letters go with it: they
     # are what the glyph looks like, for the words on the board to choose among.
-    final = [LetterGuess(BLANK, 0.0) if g is None else LetterGuess(
-                 g.letter, g.confidence, g.similarity, likeliest[i] or g.likeliest)
+    final = [LetterGuess(BLANK, 0.0) if g is None
+             else replace(g, likeliest=likeliest[i] or g.likeliest)
              for i, g in enumerate(guesses)]
     if tileset is not None:
         marked = marks_above(glyphs)

@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 
 #: Names the library goes by (the Debian package's first).
 LIBRARY_NAMES = ("libtesseract.so.5", "libtesseract.so.4", "libtesseract.so")
-#: The C API's page segmentation mode is an int, as the program's ``--psm``.
+#: Engine mode 3: whichever engines the language data holds, as the program without ``--oem``.
 _OEM_DEFAULT = 3
 
 
