@@ -40,6 +40,28 @@ def test_learnt_samples_cover_the_letters_under_every_blur(one_font):
     assert np.allclose(norms, 1.0, atol=0.01)
 
 
+def test_samples_are_mapped_in_the_order_the_classifier_keeps_them(one_font, tmp_path):
+    """The features are mapped from the file, read-only, equal to what numpy reads; saved by
+    blur then letter, so that learning them copies nothing; a file whose members are
+    compressed is read all the same."""
+    from vision.letters import LetterClassifier
+
+    path, _ = one_font
+    samples = StockSamples.load(path)
+    with np.load(path) as data:
+        assert np.array_equal(samples.features, data["features"])
+    assert not samples.features.flags.writeable
+    assert np.array_equal(np.lexsort((samples.labels, samples.blurs)),
+                          np.arange(len(samples.labels)))
+    classifier = LetterClassifier()
+    classifier.fit(None, samples.labels, samples.blurs, samples.features)
+    assert np.shares_memory(classifier._features, samples.features)  # noqa: SLF001
+    packed = tmp_path / "packed.npz"
+    with np.load(path) as data:
+        np.savez_compressed(packed, **{k: data[k] for k in data.files})
+    assert np.array_equal(StockSamples.load(packed).features, samples.features)
+
+
 def test_stock_classifier_reads_a_font_it_never_saw():
     """The stock samples read the renderer's own DejaVu tiles, a typeface never learnt (with
     one typeface's samples alone, Liberation Sans, the J of JOKES was read as I)."""

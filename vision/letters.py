@@ -943,16 +943,20 @@ class LetterClassifier:
         class_of, blur_of = class_of.astype(np.int64), blur_of.astype(np.int64)
         blur_index = {blur: i for i, blur in enumerate(self._blurs)}
         key = blur_of * max(1, len(self._classes)) + class_of
-        order = np.argsort(key, kind="stable")
-        key = key[order]
-        self._features = np.asarray(sample_features, np.float32)[order]
+        sample_features = np.asarray(sample_features, np.float32)
+        if (key[1:] < key[:-1]).any():
+            order = np.argsort(key, kind="stable")
+            key, sample_features = key[order], sample_features[order]
+            label_array, blur_of, class_of = label_array[order], blur_of[order], class_of[order]
+        # else already in order (the stock samples are saved so): kept as given, not copied.
+        self._features = sample_features
         # Older profiles' samples are box-scaled binary ink: glyphs are scaled so to meet them.
-        self._boxed = blur_of[order] == blur_index.get(BOXED, -1)
-        self._labels = label_array[order]
+        self._boxed = blur_of == blur_index.get(BOXED, -1)
+        self._labels = label_array
         starts = np.flatnonzero(np.diff(key, prepend=-1)) if len(key) else np.zeros(0, np.int64)
         self._run_starts = starts.astype(np.int64)
-        self._run_blur = blur_of[order][starts]
-        self._run_class = class_of[order][starts]
+        self._run_blur = blur_of[starts]
+        self._run_class = class_of[starts]
 
     def similarities(self, glyphs: np.ndarray) -> np.ndarray:
         """Similarity (N, samples) of each glyph to each learnt sample: the cosine of their

@@ -20,7 +20,9 @@ goes to Tesseract, as before.
 from __future__ import annotations
 
 import logging
+import mmap
 import os
+import struct
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,10 +35,12 @@ from vision.letters import FEATURES_VERSION, LetterClassifier
 
 log = logging.getLogger(__name__)
 
-#: Changes whenever the samples are learnt differently (fonts, boards, blurs): a file of
-#: another version is built again.
-STOCK_VERSION = 2
+#: Changes whenever the samples are learnt or stored differently (3: saved in the order the
+#: classifier keeps them): a file of another version is built again.
+STOCK_VERSION = 3
 STOCK_FILE = "stock-letters.npz"
+#: Map the file's pages in at once (Linux), rather than one fault at a time at first use.
+_POPULATE = getattr(mmap, "MAP_POPULATE", 0)
 
 
 class StockError(ValueError):
@@ -70,16 +74,19 @@ class StockSamples:
 
     def save(self, path: Path) -> None:
         """Write the samples, uncompressed (about 15 MB): they are read at every cold start,
-        and inflating them took longer than the rest of loading."""
+        and inflating them took longer than the rest of loading.  They are written in the
+        order the classifier keeps them (by blur, then letter), so that it learns them as they
+        lie in the file, with nothing copied."""
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(path.name + ".partial.npz")
+        order = np.lexsort((self.labels.astype(str), self.blurs.astype(str)))
         np.savez(
             partial,
-            features=self.features.astype(np.float32),
-            labels=self.labels.astype(str),
-            blurs=self.blurs.astype(str),
+            features=self.features.astype(np.float32)[order],
+            labels=self.labels.astype(str)[order],
+            blurs=self.blurs.astype(str)[order],
             fonts=np.array(self.fonts, dtype=str),
-            font_of=self.font_of.astype(np.int16),
+            font_of=self.font_of.astype(np.int16)[order],
             versions=np.array([STOCK_VERSION, FEATURES_VERSION], np.int64),
         )
         partial.replace(path)  # a reader never sees half a file
@@ -97,7 +104,7 @@ class StockSamples:
                         f"{[STOCK_VERSION, FEATURES_VERSION]}"
                     )
                 samples = cls(
-                    features=data["features"],
+                    features=_mapped_member(path, "features.npy"),
                     labels=data["labels"],
                     blurs=data["blurs"],
                     fonts=tuple(data["fonts"].tolist()),
@@ -111,6 +118,39 @@ class StockSamples:
         if samples.features.shape[0] != n or len(samples.blurs) != n or len(samples.font_of) != n:
             raise StockError(f"{path}: {samples.features.shape[0]} features for {n} labels")
         return samples
+
+
+def _mapped_member(path: Path, member: str) -> np.ndarray:
+    """An array stored uncompressed in an ``.npz`` file, mapped from the file rather than
+    read: reading the features through :mod:`zipfile` (copied in chunks, checksummed) took
+    most of a cold start's loading, while the classifier touches them only once, to compare
+    the photo's glyphs with all of them.  Read as usual where the member is compressed."""
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo(member)
+        if info.compress_type != zipfile.ZIP_STORED:
+            with archive.open(member) as stream:
+                return np.lib.format.read_array(stream, allow_pickle=False)
+    with open(path, "rb") as file:
+        file.seek(info.header_offset)
+        local = file.read(30)
+        if local[:4] != b"PK\x03\x04":
+            raise ValueError(f"no local header for {member}")
+        name_length, extra_length = struct.unpack("<HH", local[26:30])
+        file.seek(info.header_offset + 30 + name_length + extra_length)
+        version = np.lib.format.read_magic(file)
+        read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                       else np.lib.format.read_array_header_2_0)
+        shape, fortran, dtype = read_header(file)
+        offset = file.tell()
+        if dtype.hasobject or fortran:
+            raise ValueError(f"{member}: not a plain array")
+        count = int(np.prod(shape))
+        if offset + count * dtype.itemsize > info.header_offset + 30 + name_length \
+                + extra_length + info.file_size:
+            raise ValueError(f"{member}: shorter than its header says")
+        mapped = mmap.mmap(file.fileno(), 0, flags=mmap.MAP_SHARED | _POPULATE,
+                           prot=mmap.PROT_READ)
+    return np.frombuffer(mapped, dtype, count, offset).reshape(shape)
 
 
 @lru_cache(maxsize=1)
@@ -157,7 +197,10 @@ def _classifier_of(samples: StockSamples, letters: frozenset[str]) -> LetterClas
         return None
     classifier = LetterClassifier()
     classifier.stock = True
-    classifier.fit(None, samples.labels[keep], samples.blurs[keep], samples.features[keep])
+    if keep.all():  # the whole file, as mapped: no copy
+        classifier.fit(None, samples.labels, samples.blurs, samples.features)
+    else:
+        classifier.fit(None, samples.labels[keep], samples.blurs[keep], samples.features[keep])
     return classifier
 
 
