@@ -297,7 +297,7 @@ def test_a_letter_beside_no_tile_is_not_a_missed_tile():
     class Finder:
         """Every square shows a letter of the tiles' size on a face like theirs."""
 
-        def glyphs(self, squares, turns=0):
+        def glyphs(self, squares, turns=0, gains=None):
             return [letter] * len(squares)
 
         def face_brightness(self, squares, turns=0):

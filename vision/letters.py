@@ -223,10 +223,15 @@ class GlyphFinder:
         self.contrast = np.clip(contrast, 0, 255).astype(np.uint8)
 
     def glyphs(
-        self, squares: Sequence[tuple[int, int]], quarter_turns: int = 0
+        self, squares: Sequence[tuple[int, int]], quarter_turns: int = 0,
+        gains: Sequence[float] | None = None,
     ) -> list[Glyph | None]:
         """The glyph (None: a blank face or no tile) of each square of the image turned
-        counter-clockwise ``quarter_turns`` times (squares in the turned image's terms)."""
+        counter-clockwise ``quarter_turns`` times (squares in the turned image's terms).
+
+        ``gains``, one per square, multiply its contrast first: glare adds light to a face and
+        its letter alike, which divides the letter's contrast by as much as it brightens the
+        face (see :func:`vision.read.letters_under_glare`)."""
         if len(squares) == 0:
             return []
         k = quarter_turns % 4
@@ -238,6 +243,9 @@ class GlyphFinder:
         cols = np.array([c for _, c in squares])
         grey_crops = _crops(grey, rows, cols, s, side)
         contrast_crops = _crops(contrast, rows, cols, s, side)
+        if gains is not None:
+            gain = np.asarray(gains, np.float32).reshape(-1, 1, 1)
+            contrast_crops = np.clip(contrast_crops * gain, 0, 255).astype(np.uint8)
         # The square's own middle (a tile may sit a third of a square off it): its brightest
         # part is the face, its darkest contrast the glyph's.
         lo, hi = m + int(0.15 * s), m + s - int(0.15 * s)

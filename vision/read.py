@@ -395,14 +395,58 @@ def missed_tiles(
     beside = set(lettered)
     empty = [tuple(map(int, rc)) for rc in np.argwhere(~occupied & _PLAIN)
              if any(n in beside for n in _neighbours((int(rc[0]), int(rc[1]))))]
-    found = finder.glyphs(empty, turns)
     brightness = finder.face_brightness(empty, turns)
+    # A tile under glare (brighter than the tiles' faces) has its letter's contrast raised
+    # by as much (see letters_under_glare).
+    gains = np.clip(brightness / max(face, 1.0), 1.0, GLARE_GAIN_MAX)
+    found = finder.glyphs(empty, turns, gains=np.where(gains >= GLARE_GAIN_MIN, gains, 1.0))
     return [
         (square, glyph) for square, glyph, light in zip(empty, found, brightness, strict=True)
         if glyph is not None
         and MISSED_HEIGHT[0] * typical <= glyph.height <= MISSED_HEIGHT[1] * typical
         and light >= MISSED_FACE * face
     ]
+
+
+#: A tile whose face is brighter than the lettered tiles' typical face by at least this
+#: factor may be under glare, and its letter is looked for again with its contrast raised by
+#: that factor (:func:`letters_under_glare`), up to :data:`GLARE_GAIN_MAX`.
+GLARE_GAIN_MIN = 1.15
+GLARE_GAIN_MAX = 2.5
+
+
+def letters_under_glare(
+    finder: GlyphFinder, squares: list[tuple[int, int]], glyphs: list[Glyph | None],
+    turns: int,
+) -> dict[tuple[int, int], Glyph]:
+    """Letters on tiles taken for tiles but showing none, found again under glare.
+
+    Glare adds the same light to a tile's face and to its letter: the letter's contrast with
+    the face (what the glyph finder thresholds) falls by the factor the face is brightened,
+    below the level at which a letter is looked for, though the letter is as plain to the eye
+    as any.  A bare tile brighter than the lettered tiles' typical face is looked at again
+    with its contrast raised by that factor; what is found counts only if it is a letter of
+    the tiles' size (:data:`MISSED_HEIGHT`), so that a blank's grain, raised with it, is not
+    taken for one.  Squares in the upright board's terms, like ``squares``.
+    """
+    heights = [g.height for g in glyphs if g is not None]
+    bare = [sq for sq, g in zip(squares, glyphs, strict=True) if g is None]
+    if len(heights) < 3 or not bare:
+        return {}
+    lettered = [sq for sq, g in zip(squares, glyphs, strict=True) if g is not None]
+    typical_face = float(np.median(finder.face_brightness(lettered, turns)))
+    gains = finder.face_brightness(bare, turns) / max(typical_face, 1.0)
+    bright = gains >= GLARE_GAIN_MIN
+    if not bright.any():
+        return {}
+    looked_at = [sq for sq, b in zip(bare, bright, strict=True) if b]
+    found = finder.glyphs(looked_at, turns, gains=np.minimum(gains[bright], GLARE_GAIN_MAX))
+    typical = float(np.median(heights))
+    return {
+        square: glyph for square, glyph in zip(looked_at, found, strict=True)
+        if glyph is not None
+        and MISSED_HEIGHT[0] * typical <= glyph.height <= MISSED_HEIGHT[1] * typical
+    }
 
 
 #: Share of a square's middle, each side, left out when judging its face (a tile shifted by
@@ -885,6 +929,8 @@ def read_board(
                   for sq in squares]
     else:
         glyphs = finder.glyphs(squares, turns)
+    for square, glyph in letters_under_glare(finder, squares, glyphs, turns).items():
+        glyphs[squares.index(square)] = glyph
     confidence = occupancy_confidence.astype(np.float64).copy()
     if not (fixed_camera and profile is not None and profile.occupancy):
         # The uncalibrated occupancy model can take a tile for an empty square when tiles and
