@@ -145,3 +145,37 @@ def test_a_reading_carries_the_classifiers_likeliest_letters() -> None:
     assert [g.letter for g in guesses] == ["T", "I"]
     assert [g.likeliest[0] for g in guesses] == ["T", "I"]
     assert all(sorted(g.likeliest) == ["I", "L", "T"] for g in guesses)
+
+
+def test_a_blank_taken_for_an_empty_square_is_found_where_its_word_needs_it() -> None:
+    """ENDARCH down with its C a blank that looked like an empty square: ENDAR and H are not
+    words, and a blank between them makes one; the H's word across (HA) stays valid."""
+    from vision.wordcheck import missed_blanks
+
+    lexicon = Lexicon.from_words(["ENDARCH", "HA", "AN", "AH"])
+    rows = board((0, 3, "|ENDAR"), (6, 3, "HA"))
+    assert missed_blanks(rows, lexicon) == [(5, 3)]
+    reading = BoardReading(board=rows, corners=np.zeros((4, 2), np.float32),
+                           confidence=np.full((15, 15), 0.95), seconds=0.0,
+                           sources={(r, 3): "classifier" for r in range(5)})
+    checked = check_reading(reading, lexicon, TileSet.named("en"))
+    assert checked.board[5][3] == "?"
+    assert checked.sources[(5, 3)] == "dictionary" and checked.confidence[5, 3] <= 0.5
+    # The set's two blanks already on the board: no third one is made up.
+    both = board((0, 3, "|ENDAR"), (6, 3, "HA"), (10, 0, "??"))
+    assert check_reading(replace(reading, board=both), lexicon,
+                         TileSet.named("en")).board == both
+
+
+def test_no_blank_is_made_up_where_words_are_valid_or_either_end_would_do() -> None:
+    from vision.wordcheck import missed_blanks
+
+    lexicon = Lexicon.from_words(["CAT", "CATS", "SCAT", "DOG"])
+    # Two valid words in one row with a gap: nothing is missing.
+    assert missed_blanks(board((7, 2, "CAT"), (7, 6, "DOG")), lexicon) == []
+    # CA and AT are no words: a blank mends each at one end only (CA? and ?AT).
+    assert missed_blanks(board((7, 5, "CA")), lexicon) == [(7, 7)]
+    assert missed_blanks(board((7, 6, "AT")), lexicon) == [(7, 5)]
+    # CAT? and ?CAT both valid for an invalid word: settles nothing.
+    lexicon = Lexicon.from_words(["CATS", "SCAT"])
+    assert missed_blanks(board((7, 6, "CAT")), lexicon) == []

@@ -19,6 +19,10 @@ letter in (Tesseract on a blurred tile often answers nothing).  Such an *unread*
 solved like a doubted one, valid words or not, and takes the dictionary's letter when that is
 unique; otherwise it stays ``?`` with its low confidence.
 
+A blank tile can also pass for an empty square, on boards whose squares are of the tiles'
+colour.  After the letters, an empty square at the end of a word still invalid becomes a blank
+where that makes every word through it valid (:func:`missed_blanks`), within the set's blanks.
+
 >>> from scorer.lexicon import Lexicon
 >>> lex = Lexicon.from_words(["CAT", "AT", "TA", "ACT"])
 >>> rows = ["." * 15 for _ in range(15)]
@@ -238,6 +242,60 @@ class _BoardCheck:
         return {choice for choice, score in scored.items() if score == best}
 
 
+def missed_blanks(
+    rows: Sequence[str], lexicon: Lexicon,
+    alphabet: Sequence[str] | TileSet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ", budget: int = 2,
+    confidence: np.ndarray | None = None,
+) -> list[Square]:
+    """Empty squares that must hold a blank the photo did not show, at most ``budget``.
+
+    A blank is a tile's face with nothing printed on it, and on boards whose squares are of
+    the face's colour (ivory tiles on a pale board) it can pass for an empty square.  Its
+    word then falls apart into pieces that are not words (ENDAR and H for ENDARCH), or loses
+    its first or last letter (KOSH for SKOSH).  An empty square at either end of a word not in
+    the dictionary is taken for a blank when a blank there makes every word through it valid,
+    and leaves fewer words on the board invalid; a word that could be mended so at both its
+    ends settles nothing.
+
+    >>> lex = Lexicon.from_words(["SKOSH", "SO"])
+    >>> rows = ["." * 15 for _ in range(15)]
+    >>> rows[7] = ".......KOSH...."                  # the S of SKOSH a blank not seen
+    >>> missed_blanks(rows, lex)
+    [(7, 6)]
+    >>> missed_blanks(rows, lex, budget=0)
+    []
+    """
+    if budget <= 0:
+        return []
+    check = _BoardCheck(rows, lexicon, alphabet, {})
+    invalid = [word for word in check.words if not check.valid(word)]
+    found: list[Square] = []
+    for word in invalid:
+        step = (0, 1) if word[0][0] == word[-1][0] else (1, 0)
+        ends = [(word[0][0] - step[0], word[0][1] - step[1]),
+                (word[-1][0] + step[0], word[-1][1] + step[1])]
+        fitting = [end for end in ends
+                   if 0 <= end[0] < SIZE and 0 <= end[1] < SIZE
+                   and rows[end[0]][end[1]] == EMPTY
+                   and _blank_mends(rows, end, lexicon, alphabet, len(invalid))]
+        if len(fitting) == 1 and fitting[0] not in found:
+            found.append(fitting[0])
+    return found[:budget] if len(found) <= budget else []
+
+
+def _blank_mends(rows: Sequence[str], square: Square, lexicon: Lexicon,
+                 alphabet: Sequence[str] | TileSet, invalid: int) -> bool:
+    """Whether a blank on ``square`` makes every word through it valid and leaves fewer than
+    ``invalid`` words on the board invalid."""
+    trial = [list(row) for row in rows]
+    trial[square[0]][square[1]] = BLANK
+    check = _BoardCheck(["".join(row) for row in trial], lexicon, alphabet, {})
+    through = check.through.get(square, [])
+    if not through or not all(check.valid(check.words[i]) for i in through):
+        return False
+    return sum(not check.valid(word) for word in check.words) < invalid
+
+
 def check_reading(reading: BoardReading, lexicon: Lexicon, tileset: TileSet) -> BoardReading:
     """``reading`` with letters that break words replaced by the dictionary's choice (see
     :func:`correct_words`); multi-letter tiles' sets are left as read."""
@@ -249,6 +307,12 @@ def check_reading(reading: BoardReading, lexicon: Lexicon, tileset: TileSet) -> 
               if source == "tesseract" and reading.board[square[0]][square[1]] == BLANK]
     rows, changes = correct_words(reading.board, reading.confidence, lexicon, tileset, unread,
                                   reading.likeliest)
+    # The set's blanks not seen on the board yet (an unread glyph is no blank).
+    budget = tileset.counts.get(BLANK, 0) - sum(
+        row.count(BLANK) for row in rows) + sum(1 for sq in unread if rows[sq[0]][sq[1]] == BLANK)
+    for square in missed_blanks(rows, lexicon, tileset, budget):
+        rows[square[0]] = rows[square[0]][:square[1]] + BLANK + rows[square[0]][square[1] + 1:]
+        changes.append((square, EMPTY, BLANK))
     if not changes:
         return reading
     confidence = reading.confidence.copy()
