@@ -187,9 +187,9 @@ def test_tesseract_confirms_middling_stock_letters_only_when_asked(monkeypatch):
 
 
 def test_tesseract_overrules_a_guessing_classifier_only_with_a_letter_it_ranks(monkeypatch):
-    """A classifier all but guessing (below OVERRULE) is overruled by Tesseract's sure letter
-    only when that letter is among the classifier's likeliest for the glyph: a blurred E
-    whose arms are lost is a bar to Tesseract (I), while to the classifier it still looks
+    """The stock classifier all but guessing (below OVERRULE) is overruled by Tesseract's sure
+    letter only when that letter is among the classifier's likeliest for the glyph: a blurred
+    E whose arms are lost is a bar to Tesseract (I), while to the classifier it still looks
     like E, F or B."""
     from vision.letters import LetterGuess
     from vision.read import OVERRULE, read_letters
@@ -198,9 +198,30 @@ def test_tesseract_overrules_a_guessing_classifier_only_with_a_letter_it_ranks(m
     scripted = [LetterGuess("E", guessing, 0.7, ("E", "F", "B")),
                 LetterGuess("E", guessing, 0.7, ("E", "F", "B"))]
     classifier, glyphs = _scripted(monkeypatch, scripted)
+    classifier.stock = True
     read, sources = read_letters(glyphs, classifier, _Tesseract("IF"))
     assert [g.letter for g in read] == ["E", "F"]
     assert sources == ["classifier", "tesseract"]
+
+
+def test_a_profiles_letter_is_confirmed_by_tesseract_never_overruled(monkeypatch):
+    """A profile's classifier, learnt from the user's own tiles, keeps a letter it has learnt
+    however unsure of it: a board read does not ask Tesseract about it, and a tracker's read
+    (``confirm``) takes Tesseract's agreement as confidence, its disagreement as nothing."""
+    from vision.letters import LetterGuess
+    from vision.read import OVERRULE, read_letters
+
+    guessing = OVERRULE / 2
+    scripted = [LetterGuess("E", guessing, 0.7, ("E", "F", "B")),
+                LetterGuess("E", guessing, 0.7, ("E", "F", "B"))]
+    classifier, glyphs = _scripted(monkeypatch, scripted)
+    tesseract = _Tesseract("EF")
+    read, sources = read_letters(glyphs, classifier, tesseract)
+    assert [g.letter for g in read] == ["E", "E"] and tesseract.calls == []
+    read, sources = read_letters(glyphs, classifier, tesseract, confirm=True)
+    assert tesseract.calls == [[0, 1]]
+    assert [g.letter for g in read] == ["E", "E"] and sources == ["classifier", "classifier"]
+    assert read[0].confidence >= 0.9 > read[1].confidence
 
 
 GAME = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos" / (
