@@ -311,3 +311,25 @@ def test_a_letter_beside_no_tile_is_not_a_missed_tile():
     beside = {(r + dr, c + dc) for r, c in squares
               for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))} - set(squares)
     assert found and set(found) <= beside
+
+
+#: Photo 89 of ``bench/eval_rendered.py --seed 2``: wooden tiles on a green board, many of
+#: its pink DW squares covered.  The tiles found first took in squares of a premium colour,
+#: and with their lightness added their mixed look no longer beat "no tiles at all": every
+#: tile was read as an empty square.
+WOODEN_ON_GREEN = ("..L............", "..A............", "..M............", "..P............",
+                   "..A.T..........", "..DOW..........", "...AE.BAZOO....", "...FLEER.......",
+                   "....f.L........", "..V.T.I........", "..I.H.E........", ".CENSER........",
+                   ".AW............", ".I.............", "INIA...........")
+
+
+def test_tiles_found_first_are_not_lost_when_lightness_is_added():
+    cv2.setNumThreads(1)
+    config = RenderConfig.random(2 * 100_003 + 89, max_tilt=35, size=(1280, 720),
+                                 hand_probability=0.0)
+    photo = render_board(list(WOODEN_ON_GREEN), tileset="en", edition="green",
+                         seed=config.scene_seed, config=config)
+    rectified = rectify_with_margin(photo.image, photo.corners)
+    occupied, _ = occupancy_of(inner(rectified), None)
+    truth = np.array([[ch != "." for ch in row] for row in WOODEN_ON_GREEN])
+    assert (occupied != truth).sum() <= 1, np.argwhere(occupied != truth).tolist()

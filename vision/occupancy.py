@@ -400,7 +400,7 @@ class OccupancyModel:
         if self.calibrated:
             occupied, _ = self._decide_calibrated(invariant)
         else:
-            occupied, _, tile_look = self._decide_uncalibrated(invariant, usable)
+            occupied, first_confidence, tile_look = self._decide_uncalibrated(invariant, usable)
         lightness = _lightness(log_grey, occupied, usable)
         full = np.concatenate([invariant, lightness[..., None]], axis=-1)
         if self.calibrated:
@@ -410,7 +410,15 @@ class OccupancyModel:
                 # The tile face was found already: only its lightness is new.
                 tile_lightness = lightness[occupied & usable].mean() / _FEATURE_SCALE[3]
                 tile_look = np.append(tile_look, tile_lightness)
-            occupied, confidence, _ = self._decide_uncalibrated(full, usable, tile_look)
+            found, confidence, _ = self._decide_uncalibrated(full, usable, tile_look)
+            if found.any() or tile_look is None:
+                occupied = found
+            else:
+                # The tiles found first, lightness added, no longer beat "no tiles at all":
+                # their mean look mixed the faces with squares of a premium colour near them
+                # (wooden tiles on a green board with pink DW squares, many of them covered).
+                # What the photo's own lettered tiles look like decides again below.
+                confidence = first_confidence
             occupied, confidence = _decide_again(full, occupied, confidence, usable)
         # Glare leaves neither colour nor letter to go by: say so rather than guess boldly.
         confidence = np.where(washed, np.minimum(confidence, WASHED_CONFIDENCE), confidence)
