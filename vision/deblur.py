@@ -14,23 +14,27 @@ every direction (a cusp), a blur rounds the cusp over the blur's extent in each 
 (motion: a valley along the motion, as long as the motion; defocus: round).  ``D`` is that of
 the sharp picture smoothed by the point-spread function's autocorrelation, plus the sensor's
 noise at every ``r != 0``.  The sharp picture's ``D`` is modelled as a few cusps of different
-reach, round ones (letters, grain) and ones along the board's two axes (grid lines and tile
-edges run along them, which gives the sharp photo itself an anisotropy that must not pass for
-motion); for each candidate blur (:func:`candidate_blurs`) their smoothed forms and the noise
-are fitted to the measured ``D`` by least squares, the small shifts weighing most.  The
-candidate that fits best is the blur; how much it improves an even-handed fit over no blur at
-all is its *clarity*.
+reach: round ones on the board (letters, grain; the camera's tilt foreshortens them in the
+photo), ones along the board's two axes (grid lines and tile edges) and one whose steepness
+varies with the direction (letters' strokes run mostly one way); the sharp photo's own
+anisotropy must not pass for motion.  For each candidate blur (:func:`candidate_blurs`) their
+smoothed forms and the noise are fitted to the measured ``D`` by least squares, the small shifts
+weighing most.  The candidate that fits best is the blur, a motion then refined on finer grids
+around it (:data:`REFINEMENTS`); how much it improves an even-handed fit over no blur at all is
+its *clarity*.
 
 **Undoing it** (:func:`wiener`): deconvolution of the photo's grey picture around the board,
 regularised by the restored picture's roughness (:data:`ROUGHNESS`), in the photo itself, where
 the blur is the same everywhere (in the rectified board perspective would stretch it
 differently across the board).  What is undone is the mean of the candidate blurs that fit
-nearly as well as the best (:data:`PLAUSIBLE`), their motions cut to :data:`LENGTH_UNDONE` of
-their length: the estimate's direction errs by 5 to 15 degrees and its length by a pixel, and a
-deconvolution that overshoots breaks strokes where one that falls short only leaves some blur.
+nearly as well as the best (:data:`PLAUSIBLE`; on the coarse grid, moved by the refinement),
+their motions cut to :data:`LENGTH_UNDONE` of their length: the estimate's direction errs by
+up to 15 degrees and its length by a pixel, and a deconvolution that overshoots breaks strokes
+where one that falls short only leaves some blur.
 
 :func:`deblurred_for_letters` does both, once per read, and leaves a photo whose blur does not
-show clearly (:data:`CLEAR`) as it is.  Only the letters are read from the result: occupancy
+show clearly (:data:`CLEAR`), or whose defocus alone is slight (:data:`DEFOCUS_UNDONE_FROM`),
+as it is.  Only the letters are read from the result: occupancy
 and the faces' colours keep the photo as taken.
 """
 
@@ -85,9 +89,9 @@ ROUGHNESS = 0.03
 #: deconvolved: the crop margin around the grid that the letters are read from, and more.
 BOX_MARGIN = 0.08
 #: Clarity (see :class:`BlurEstimate`) from which a blur is undone.  On the 300 rendered photos
-#: of ``bench/eval_rendered.py`` 2 sharp photos of 147 reach it (2.2 would take 8), 21
-#: defocused ones of 103 and 28 motion-blurred ones of 50 (those that read worst among them
-#: measure 4 to 50); the real game's frames measure 1.4 to 2.8.
+#: of ``bench/eval_rendered.py`` 7 sharp photos of 147 reach it (5 of them as a defocus alone),
+#: 34 defocused ones of 103 (5 as a motion) and 38 motion-blurred ones of 50; the real game's
+#: frames measure up to 4.9, all as a defocus of 0.9 alone (see :data:`DEFOCUS_UNDONE_FROM`).
 CLEAR = 3.2
 #: Least defocus (Gaussian sigma, pixels) undone when no motion shows: the real game's frames
 #: show a defocus of 0.9 clearly (clarity 3.4 to 4.9), and their letters read well as they
@@ -167,9 +171,9 @@ def motion_psf(length: float, angle: float, defocus: float = 0.0) -> np.ndarray:
     ys = reach + along * math.sin(math.radians(angle))
     x0, y0 = np.floor(xs), np.floor(ys)
     fx, fy = xs - x0, ys - y0
-    x0, y0 = x0.astype(np.intp), y0.astype(np.intp)
-    cells = np.concatenate([(y0 + dy) * side + (x0 + dx) for dy in (0, 1) for dx in (0, 1)])
-    shares = np.concatenate([(1 - fy) * (1 - fx), (1 - fy) * fx, fy * (1 - fx), fy * fx])
+    corner = (y0 * side + x0).astype(np.intp)
+    cells = (corner[None, :] + np.array([0, 1, side, side + 1])[:, None]).ravel()
+    shares = np.stack([(1 - fy) * (1 - fx), (1 - fy) * fx, fy * (1 - fx), fy * fx]).ravel()
     kernel = np.bincount(cells, shares, side * side).reshape(side, side).astype(np.float32)
     if defocus > 0.05:
         kernel = cv2.GaussianBlur(kernel, (0, 0), defocus)
@@ -262,10 +266,16 @@ def _smoothed(cusps: np.ndarray, autos: np.ndarray | None = None) -> np.ndarray:
 
 
 @lru_cache(maxsize=1)
-def _fixed_smoothed() -> np.ndarray:
-    """:func:`_smoothed` of the cusps that are the same for every photo: the round ones (used
-    when the board's corners are not given) and the anisotropic ones."""
-    return _smoothed(np.concatenate([_round_cusps(None), _anisotropic_cusps()]))
+def _anisotropic_smoothed() -> np.ndarray:
+    """:func:`_smoothed` of the anisotropic cusps, the same for every photo."""
+    return _smoothed(_anisotropic_cusps())
+
+
+@lru_cache(maxsize=1)
+def _round_smoothed() -> np.ndarray:
+    """:func:`_smoothed` of the cusps round in the photo (used when the board's corners are not
+    given)."""
+    return _smoothed(_round_cusps(None))
 
 
 def _round_cusps(metric: np.ndarray | None) -> np.ndarray:
@@ -290,6 +300,7 @@ def _axis_cusps(axes: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
                      for reach in CUSP_REACH]).astype(np.float32)
 
 
+@lru_cache(maxsize=1)
 def _anisotropic_cusps() -> np.ndarray:
     """A cusp of reach :data:`ANISOTROPY_REACH` whose steepness varies with the direction as
     the cosine and sine of :data:`ANISOTROPY_ORDERS` times its angle, (K, W, W): letters'
@@ -391,12 +402,17 @@ def _residuals(design: np.ndarray, measured: np.ndarray, weight: np.ndarray) -> 
     each fitted shift's error weighted by ``weight`` (F)."""
     measured = measured * weight
     design = design * weight[None, :, None]
-    normal = np.einsum("cfk,cfl->ckl", design, design)
+    transposed = design.transpose(0, 2, 1)
+    normal = transposed @ design
     # A touch of ridge: the cusps of neighbouring reach are nearly collinear.
-    normal += 1e-6 * np.eye(normal.shape[1])[None]
-    target = np.einsum("cfk,f->ck", design, measured)
+    ridge = 1e-6
+    normal += ridge * np.eye(normal.shape[1])[None]
+    target = transposed @ measured
     coefficients = np.linalg.solve(normal, target[..., None])[..., 0]
-    return np.sum((np.einsum("cfk,ck->cf", design, coefficients) - measured) ** 2, axis=1)
+    # |D c - m|^2 without forming D c: with (D'D + ridge) c = D'm it is m'm - c'D'm - ridge c'c
+    # (matrix products instead of a pass over every candidate's every shift).
+    return np.maximum(float(measured @ measured) - np.sum(coefficients * target, axis=1)
+                      - ridge * np.sum(coefficients * coefficients, axis=1), 0.0)
 
 
 def estimate_blur(grey: np.ndarray, corners: np.ndarray | None = None) -> BlurEstimate:
@@ -410,15 +426,14 @@ def estimate_blur(grey: np.ndarray, corners: np.ndarray | None = None) -> BlurEs
         cv2.fillConvexPoly(mask, np.round(np.asarray(corners)).astype(np.int32), 1)
     measured = structure_function(grey, mask).ravel()[_FITTED]
     measured = measured / max(float(measured.max()), 1e-9)
-    fixed = _fixed_smoothed()
-    rounds = len(CUSP_REACH)
     if corners is None:
-        photo_cusps = None
-        parts = [fixed]
+        photo_cusps = _round_cusps(None)
+        parts = [_round_smoothed()]
     else:
         photo_cusps = np.concatenate([_round_cusps(board_metric(corners)),
                                       _axis_cusps(board_axes(corners))])
-        parts = [_smoothed(photo_cusps), fixed[:, :, rounds:]]
+        parts = [_smoothed(photo_cusps)]
+    parts.append(_anisotropic_smoothed())
     candidates = candidate_blurs()
 
     def design(parts: list[np.ndarray]) -> np.ndarray:
@@ -434,9 +449,7 @@ def estimate_blur(grey: np.ndarray, corners: np.ndarray | None = None) -> BlurEs
     coarse_count = len(candidates)
     length, angle, _ = candidates[best]
     if length > 0:
-        all_cusps = np.concatenate(
-            ([_round_cusps(None)] if photo_cusps is None else [photo_cusps])
-            + [_anisotropic_cusps()])
+        all_cusps = np.concatenate([photo_cusps, _anisotropic_cusps()])
         for angle_steps, length_steps in REFINEMENTS:
             # Finer motions around the best one, weighed likewise.
             length, angle, _ = candidates[best]
