@@ -68,9 +68,9 @@ CUSP_REACH = (1, 2, 4, 8)
 #: (see :func:`_anisotropic_cusps`).  Without it, a defocused photo whose letters' strokes run
 #: mostly one way passed for motion along them: of 103 defocused rendered photos, 28 showed
 #: a motion clearly, 5 with it; on 50 motion-blurred ones the direction's mean error fell from
-#: 8.3 to 5.9 degrees (with :data:`REFINEMENTS`).  Reach 4 balances the two: shorter or
-#: longer let more defocus pass for motion, or let the cusp take up the motion's own
-#: anisotropy.
+#: 8.3 to 6.7 degrees (median 7.5 to 5; with :data:`REFINEMENTS`).  Reach 4 balances the two:
+#: shorter or longer let more defocus pass for motion, or let the cusp take up the motion's
+#: own anisotropy.
 ANISOTROPY_REACH = 4
 ANISOTROPY_ORDERS = (2, 4)
 #: Steps (degrees, pixels) around the best candidate motion at which finer motions are then
@@ -115,7 +115,8 @@ class BlurEstimate:
     x toward y) with a Gaussian defocus of sigma ``defocus`` pixels (``length`` 0: defocus
     alone).  ``clarity``: how much worse the structure function is fitted with no blur than
     with this one (1: no better).  ``plausible``: the candidate blurs that fit nearly as well,
-    as (weight, length, angle, defocus), weights summing to 1 (see :data:`PLAUSIBLE`)."""
+    as (weight, length, angle, defocus), weights summing to 1 (see :data:`PLAUSIBLE`): those
+    of the coarse grid, their motions moved by the refinement's step."""
 
     length: float
     angle: float
