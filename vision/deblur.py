@@ -62,15 +62,18 @@ MOTION_ANGLES = tuple(np.arange(0.0, 180.0, 7.5).tolist())
 MOTION_DEFOCUS = 0.3
 #: Candidate defocus sigmas (pixels); the first is "no blur to speak of".
 DEFOCUS_SIGMAS = (0.3, 0.6, 0.9, 1.2, 1.5, 1.8, 2.1)
-#: Reach (pixels) of the cusps that model the sharp picture's structure function.
-CUSP_REACH = (1, 2, 4, 8)
+#: Reach (pixels) of the cusps that model the sharp picture's structure function.  With (1, 2,
+#: 4, 8), on the 50 motion-blurred rendered photos, the direction's mean error was 6.7 degrees
+#: (5.7 with these), the length's 0.75 px (0.57); 7 sharp photos of 147 showed a blur clearly
+#: (2), and the real game's frames up to 4.9 (2.4).
+CUSP_REACH = (1, 2, 3, 5, 8)
 #: Reach (pixels) and angular orders of the cusp whose steepness varies with the direction
 #: (see :func:`_anisotropic_cusps`).  Without it, a defocused photo whose letters' strokes run
 #: mostly one way passed for motion along them: of 103 defocused rendered photos, 28 showed
-#: a motion clearly, 5 with it; on 50 motion-blurred ones the direction's mean error fell from
-#: 8.3 to 6.7 degrees (median 7.5 to 5; with :data:`REFINEMENTS`).  Reach 4 balances the two:
-#: shorter or longer let more defocus pass for motion, or let the cusp take up the motion's
-#: own anisotropy.
+#: a motion clearly, 5 with it (with cusps of reach 1, 2, 4 and 8); on 50 motion-blurred ones
+#: the direction's mean error fell from 8.3 to 6.7 degrees (with :data:`REFINEMENTS`).
+#: Reach 4 balances the two: shorter or longer let more defocus pass for motion, or let the
+#: cusp take up the motion's own anisotropy.
 ANISOTROPY_REACH = 4
 ANISOTROPY_ORDERS = (2, 4)
 #: Steps (degrees, pixels) around the best candidate motion at which finer motions are then
@@ -89,14 +92,14 @@ ROUGHNESS = 0.03
 #: deconvolved: the crop margin around the grid that the letters are read from, and more.
 BOX_MARGIN = 0.08
 #: Clarity (see :class:`BlurEstimate`) from which a blur is undone.  On the 300 rendered photos
-#: of ``bench/eval_rendered.py`` 7 sharp photos of 147 reach it (5 of them as a defocus alone),
-#: 34 defocused ones of 103 (5 as a motion) and 38 motion-blurred ones of 50; the real game's
-#: frames measure up to 4.9, all as a defocus of 0.9 alone (see :data:`DEFOCUS_UNDONE_FROM`).
+#: of ``bench/eval_rendered.py`` 2 sharp photos of 147 reach it (both as a slight defocus
+#: alone, left as they are: :data:`DEFOCUS_UNDONE_FROM`), 22 defocused ones of 103 (4 as a
+#: motion) and 37 motion-blurred ones of 50; the real game's frames measure 1.0 to 2.4.
 CLEAR = 3.2
-#: Least defocus (Gaussian sigma, pixels) undone when no motion shows: the real game's frames
-#: show a defocus of 0.9 clearly (clarity 3.4 to 4.9), and their letters read well as they
-#: are; of the 103 defocused rendered photos (sigma 1 to 1.6) 29 show a defocus clearly, 24 of
-#: them as 1.2 or more.
+#: Least defocus (Gaussian sigma, pixels) undone when no motion shows: a slight one costs the
+#: letters little, and deconvolving it would sharpen the grain of photos that read well as
+#: they are.  Of the 103 defocused rendered photos (sigma 1 to 1.6) 18 show a defocus alone
+#: clearly, 16 of them as 1.2 or more; the 2 sharp photos that show one clearly, as less.
 DEFOCUS_UNDONE_FROM = 1.2
 #: Share of the estimated motion's length that is undone: the estimate errs by a pixel either
 #: way, and too long a deconvolution breaks strokes where too short a one only leaves some
