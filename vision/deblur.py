@@ -55,7 +55,9 @@ REACH = 9
 PATCH = 96
 MAX_PATCHES = 48
 #: Candidate motions: lengths in pixels and directions in degrees (x toward y, modulo 180).
-MOTION_LENGTHS = tuple(np.arange(2.0, 9.01, 0.5).tolist())
+#: Whole pixels suffice, the refinement (:data:`REFINEMENTS`) finding the quarter: with half
+#: pixels the estimate took a third longer and measured no better.
+MOTION_LENGTHS = tuple(np.arange(2.0, 9.01, 1.0).tolist())
 MOTION_ANGLES = tuple(np.arange(0.0, 180.0, 7.5).tolist())
 #: Defocus (Gaussian sigma, pixels) that every candidate motion carries too: a lens is never
 #: perfectly focused and the picture's own edges are a little soft.
