@@ -14,23 +14,27 @@ every direction (a cusp), a blur rounds the cusp over the blur's extent in each 
 (motion: a valley along the motion, as long as the motion; defocus: round).  ``D`` is that of
 the sharp picture smoothed by the point-spread function's autocorrelation, plus the sensor's
 noise at every ``r != 0``.  The sharp picture's ``D`` is modelled as a few cusps of different
-reach, round ones (letters, grain) and ones along the board's two axes (grid lines and tile
-edges run along them, which gives the sharp photo itself an anisotropy that must not pass for
-motion); for each candidate blur (:func:`candidate_blurs`) their smoothed forms and the noise
-are fitted to the measured ``D`` by least squares, the small shifts weighing most.  The
-candidate that fits best is the blur; how much it improves an even-handed fit over no blur at
-all is its *clarity*.
+reach: round ones on the board (letters, grain; the camera's tilt foreshortens them in the
+photo), ones along the board's two axes (grid lines and tile edges) and one whose steepness
+varies with the direction (letters' strokes run mostly one way); the sharp photo's own
+anisotropy must not pass for motion.  For each candidate blur (:func:`candidate_blurs`) their
+smoothed forms and the noise are fitted to the measured ``D`` by least squares, the small shifts
+weighing most.  The candidate that fits best is the blur, a motion then refined on finer grids
+around it (:data:`REFINEMENTS`); how much it improves an even-handed fit over no blur at all is
+its *clarity*.
 
 **Undoing it** (:func:`wiener`): deconvolution of the photo's grey picture around the board,
 regularised by the restored picture's roughness (:data:`ROUGHNESS`), in the photo itself, where
 the blur is the same everywhere (in the rectified board perspective would stretch it
 differently across the board).  What is undone is the mean of the candidate blurs that fit
-nearly as well as the best (:data:`PLAUSIBLE`), their motions cut to :data:`LENGTH_UNDONE` of
-their length: the estimate's direction errs by 5 to 15 degrees and its length by a pixel, and a
-deconvolution that overshoots breaks strokes where one that falls short only leaves some blur.
+nearly as well as the best (:data:`PLAUSIBLE`; on the coarse grid, moved by the refinement),
+their motions cut to :data:`LENGTH_UNDONE` of their length: the estimate's direction errs by
+up to 15 degrees and its length by a pixel, and a deconvolution that overshoots breaks strokes
+where one that falls short only leaves some blur.
 
 :func:`deblurred_for_letters` does both, once per read, and leaves a photo whose blur does not
-show clearly (:data:`CLEAR`) as it is.  Only the letters are read from the result: occupancy
+show clearly (:data:`CLEAR`), or whose defocus alone is slight (:data:`DEFOCUS_UNDONE_FROM`),
+as it is.  Only the letters are read from the result: occupancy
 and the faces' colours keep the photo as taken.
 """
 
@@ -51,15 +55,35 @@ REACH = 9
 PATCH = 96
 MAX_PATCHES = 48
 #: Candidate motions: lengths in pixels and directions in degrees (x toward y, modulo 180).
-MOTION_LENGTHS = tuple(np.arange(2.0, 9.01, 0.5).tolist())
+#: Whole pixels suffice, the refinement (:data:`REFINEMENTS`) finding the quarter: with half
+#: pixels the estimate took a third longer and measured no better.
+MOTION_LENGTHS = tuple(np.arange(2.0, 9.01, 1.0).tolist())
 MOTION_ANGLES = tuple(np.arange(0.0, 180.0, 7.5).tolist())
 #: Defocus (Gaussian sigma, pixels) that every candidate motion carries too: a lens is never
 #: perfectly focused and the picture's own edges are a little soft.
 MOTION_DEFOCUS = 0.3
 #: Candidate defocus sigmas (pixels); the first is "no blur to speak of".
 DEFOCUS_SIGMAS = (0.3, 0.6, 0.9, 1.2, 1.5, 1.8, 2.1)
-#: Reach (pixels) of the cusps that model the sharp picture's structure function.
-CUSP_REACH = (1, 2, 4, 8)
+#: Reach (pixels) of the cusps that model the sharp picture's structure function.  With (1, 2,
+#: 4, 8), on the 50 motion-blurred rendered photos, the direction's mean error was 6.7 degrees
+#: (5.7 with these), the length's 0.75 px (0.57); 7 sharp photos of 147 showed a blur clearly
+#: (2), and the real game's frames up to 4.9 (2.4).
+CUSP_REACH = (1, 2, 3, 5, 8)
+#: Reach (pixels) and angular orders of the cusp whose steepness varies with the direction
+#: (see :func:`_anisotropic_cusps`).  Without it, a defocused photo whose letters' strokes run
+#: mostly one way passed for motion along them: of 103 defocused rendered photos, 28 showed
+#: a motion clearly, 5 with it (with cusps of reach 1, 2, 4 and 8); on 50 motion-blurred ones
+#: the direction's mean error fell from 8.3 to 6.7 degrees (with :data:`REFINEMENTS`).
+#: Reach 4 balances the two: shorter or longer let more defocus pass for motion, or let the
+#: cusp take up the motion's own anisotropy.
+ANISOTROPY_REACH = 4
+ANISOTROPY_ORDERS = (2, 4)
+#: Steps (degrees, pixels) around the best candidate motion at which finer motions are then
+#: weighed, one round after another: the candidates' grid is coarse for the time it takes,
+#: the estimate finer.
+REFINEMENTS: tuple[tuple[tuple[float, ...], tuple[float, ...]], ...] = (
+    (tuple(np.arange(-5.0, 5.01, 1.25).tolist()), (-0.5, -0.25, 0.0, 0.25, 0.5)),
+)
 #: Weight of the restored picture's roughness in the deconvolution (see :func:`wiener`).  On
 #: 20 motion-blurred rendered photos deconvolved with the renderer's own blur, 0.003 let noise
 #: through (105 + 120 squares wrong, calibrated + uncalibrated), 0.01 gave 48 + 78, 0.03
@@ -70,14 +94,19 @@ ROUGHNESS = 0.03
 #: deconvolved: the crop margin around the grid that the letters are read from, and more.
 BOX_MARGIN = 0.08
 #: Clarity (see :class:`BlurEstimate`) from which a blur is undone.  On the 300 rendered photos
-#: of ``bench/eval_rendered.py`` 2 sharp photos of 147 reach it (2.2 would take 8), 21
-#: defocused ones of 103 and 28 motion-blurred ones of 50 (those that read worst among them
-#: measure 4 to 50); the real game's frames measure 1.4 to 2.8.
+#: of ``bench/eval_rendered.py`` 2 sharp photos of 147 reach it (both as a slight defocus
+#: alone, left as they are: :data:`DEFOCUS_UNDONE_FROM`), 22 defocused ones of 103 (4 as a
+#: motion) and 37 motion-blurred ones of 50; the real game's frames measure 1.0 to 2.4.
 CLEAR = 3.2
+#: Least defocus (Gaussian sigma, pixels) undone when no motion shows: a slight one costs the
+#: letters little, and deconvolving it would sharpen the grain of photos that read well as
+#: they are.  Of the 103 defocused rendered photos (sigma 1 to 1.6) 18 show a defocus alone
+#: clearly, 16 of them as 1.2 or more; the 2 sharp photos that show one clearly, as less.
+DEFOCUS_UNDONE_FROM = 1.2
 #: Share of the estimated motion's length that is undone: the estimate errs by a pixel either
 #: way, and too long a deconvolution breaks strokes where too short a one only leaves some
 #: blur (on the 20 motion-blurred photos: 1.0 left 192 + 213 squares wrong, 0.8 142 + 178).
-LENGTH_UNDONE = 0.8
+LENGTH_UNDONE = 0.9
 #: How sharply the candidates' weights fall with their fit: a candidate whose weighted
 #: residual is ``1 + x`` times the best one's weighs ``exp(-PLAUSIBLE * x)``.  On the 20
 #: motion-blurred photos, undoing the best candidate alone left 142 + 178 squares wrong,
@@ -91,7 +120,8 @@ class BlurEstimate:
     x toward y) with a Gaussian defocus of sigma ``defocus`` pixels (``length`` 0: defocus
     alone).  ``clarity``: how much worse the structure function is fitted with no blur than
     with this one (1: no better).  ``plausible``: the candidate blurs that fit nearly as well,
-    as (weight, length, angle, defocus), weights summing to 1 (see :data:`PLAUSIBLE`)."""
+    as (weight, length, angle, defocus), weights summing to 1 (see :data:`PLAUSIBLE`): those
+    of the coarse grid, their motions moved by the refinement's step."""
 
     length: float
     angle: float
@@ -127,18 +157,30 @@ def motion_psf(length: float, angle: float, defocus: float = 0.0) -> np.ndarray:
     """Point-spread function of a straight motion of ``length`` pixels in direction ``angle``
     (degrees, x toward y), with a Gaussian defocus of sigma ``defocus`` pixels on top; sums to 1.
 
+    The segment is drawn as closely spaced points, each shared among its four nearest pixels
+    (bilinearly), so that the kernel changes smoothly with the length and the direction: a
+    line rasterised between pixel centres snaps short motions to the nearest multiple of 45
+    degrees, and then candidates 20 degrees apart are one and the same kernel.
+
     >>> psf = motion_psf(4.0, 0.0)
     >>> psf.shape, round(float(psf.sum()), 6), int(np.count_nonzero(psf.sum(axis=1)))
     ((7, 7), 1.0, 1)
+    >>> wide = motion_psf(4.0, 30.0) - motion_psf(4.0, 37.5)
+    >>> bool(np.abs(wide).sum() > 0.1)
+    True
     """
     reach = int(math.ceil(length / 2 + 3 * defocus)) + 1
-    kernel = np.zeros((2 * reach + 1, 2 * reach + 1), np.float32)
-    dx = math.cos(math.radians(angle)) * length / 2
-    dy = math.sin(math.radians(angle)) * length / 2
-    # Sub-pixel ends (4 fractional bits), antialiased.
-    ends = [(int(round((reach + sign * dx) * 16)), int(round((reach + sign * dy) * 16)))
-            for sign in (-1, 1)]
-    cv2.line(kernel, ends[0], ends[1], 1.0, 1, cv2.LINE_AA, 4)
+    side = 2 * reach + 1
+    # Eight points a pixel: their spacing no longer shows once shared among pixels.
+    along = np.linspace(-length / 2, length / 2, max(2, int(math.ceil(length * 8)) + 1))
+    xs = reach + along * math.cos(math.radians(angle))
+    ys = reach + along * math.sin(math.radians(angle))
+    x0, y0 = np.floor(xs), np.floor(ys)
+    fx, fy = xs - x0, ys - y0
+    corner = (y0 * side + x0).astype(np.intp)
+    cells = (corner[None, :] + np.array([0, 1, side, side + 1])[:, None]).ravel()
+    shares = np.stack([(1 - fy) * (1 - fx), (1 - fy) * fx, fy * (1 - fx), fy * fx]).ravel()
+    kernel = np.bincount(cells, shares, side * side).reshape(side, side).astype(np.float32)
     if defocus > 0.05:
         kernel = cv2.GaussianBlur(kernel, (0, 0), defocus)
     return kernel / kernel.sum()
@@ -170,19 +212,21 @@ def candidate_blurs() -> list[tuple[float, float, float]]:
 _SUPPORT = 2 * REACH + 1
 
 
+def _autocorrelation(psf: np.ndarray) -> np.ndarray:
+    """A point-spread function's autocorrelation on the centred S x S window of shifts (S = 2 *
+    :data:`REACH` + 1; what lies beyond is left out: the longest candidate's reaches its
+    length)."""
+    k = psf.shape[0]
+    padded = np.zeros((k + _SUPPORT - 1, k + _SUPPORT - 1), np.float32)
+    padded[_SUPPORT // 2 : _SUPPORT // 2 + k, _SUPPORT // 2 : _SUPPORT // 2 + k] = psf
+    return cv2.matchTemplate(padded, psf, cv2.TM_CCORR)
+
+
 @lru_cache(maxsize=1)
 def _autocorrelations() -> np.ndarray:
-    """Each candidate blur's point-spread autocorrelation, (C, S, S) float32 with S = 2 *
-    :data:`REACH` + 1 centred windows (what lies beyond is left out: the longest candidate's
-    autocorrelation reaches its length)."""
-    out = np.zeros((len(candidate_blurs()), _SUPPORT, _SUPPORT), np.float32)
-    for i, (length, angle, defocus) in enumerate(candidate_blurs()):
-        psf = blur_psf(length, angle, defocus)
-        k = psf.shape[0]
-        padded = np.zeros((k + _SUPPORT - 1, k + _SUPPORT - 1), np.float32)
-        padded[_SUPPORT // 2 : _SUPPORT // 2 + k, _SUPPORT // 2 : _SUPPORT // 2 + k] = psf
-        out[i] = cv2.matchTemplate(padded, psf, cv2.TM_CCORR)
-    return out
+    """Each candidate blur's point-spread autocorrelation (:func:`_autocorrelation`), (C, S, S)
+    float32."""
+    return np.stack([_autocorrelation(blur_psf(*blur)) for blur in candidate_blurs()])
 
 
 def _shifts(side: int) -> tuple[np.ndarray, np.ndarray]:
@@ -215,10 +259,12 @@ def _window_index() -> np.ndarray:
     return (fy[None, :] + dy[:, None]) * wide + (fx[None, :] + dx[:, None])
 
 
-def _smoothed(cusps: np.ndarray) -> np.ndarray:
-    """Cusps (K, W, W) on the wide window of shifts correlated with each candidate's
-    autocorrelation at the fitted shifts: (C, F, K)."""
-    autos = _autocorrelations().reshape(len(candidate_blurs()), -1)
+def _smoothed(cusps: np.ndarray, autos: np.ndarray | None = None) -> np.ndarray:
+    """Cusps (K, W, W) on the wide window of shifts correlated with each blur's
+    autocorrelation (``autos``, (C, S, S): the candidates' by default) at the fitted shifts:
+    (C, F, K)."""
+    autos = _autocorrelations() if autos is None else autos
+    autos = autos.reshape(len(autos), -1)
     index = _window_index()
     windows = cusps.reshape(len(cusps), -1).astype(np.float32).T[index]  # (S * S, F, K)
     smoothed = autos @ windows.reshape(len(index), -1)
@@ -226,23 +272,50 @@ def _smoothed(cusps: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=1)
+def _anisotropic_smoothed() -> np.ndarray:
+    """:func:`_smoothed` of the anisotropic cusps, the same for every photo."""
+    return _smoothed(_anisotropic_cusps())
+
+
+@lru_cache(maxsize=1)
 def _round_smoothed() -> np.ndarray:
-    """:func:`_smoothed` of the round cusps, the same for every photo."""
-    return _smoothed(_cusps(None))
+    """:func:`_smoothed` of the cusps round in the photo (used when the board's corners are not
+    given)."""
+    return _smoothed(_round_cusps(None))
 
 
-def _cusps(axes: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
-    """The sharp picture's structure-function model on the wide window of shifts, (K, W, W):
-    round cusps of each reach in :data:`CUSP_REACH` or, given the board's axes (unit vectors
-    in the photo), cusps along them."""
+def _round_cusps(metric: np.ndarray | None) -> np.ndarray:
+    """Round cusps of each reach in :data:`CUSP_REACH`, (K, W, W) on the wide window of shifts:
+    round in the photo, or on the board when given the ``metric`` that turns a shift in the
+    photo into one on the board (:func:`board_metric`): letters and grain are as rough in
+    every direction on the board, and the camera's tilt foreshortens them along one."""
     xs, ys = _shifts(2 * REACH + _SUPPORT)
-    if axes is None:
-        radius = np.hypot(xs, ys)
-        return np.stack([np.minimum(radius, reach) for reach in CUSP_REACH])
+    if metric is not None:
+        xs, ys = metric[0, 0] * xs + metric[0, 1] * ys, metric[1, 0] * xs + metric[1, 1] * ys
+    radius = np.hypot(xs, ys)
+    return np.stack([np.minimum(radius, reach) for reach in CUSP_REACH]).astype(np.float32)
+
+
+def _axis_cusps(axes: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Cusps along the board's axes (unit vectors in the photo) of each reach in
+    :data:`CUSP_REACH`, (K, W, W): grid lines and tile edges."""
+    xs, ys = _shifts(2 * REACH + _SUPPORT)
     (ux, uy), (vx, vy) = axes
     along_u, along_v = np.abs(xs * ux + ys * uy), np.abs(xs * vx + ys * vy)
     return np.stack([np.minimum(along_u, reach) + np.minimum(along_v, reach)
                      for reach in CUSP_REACH]).astype(np.float32)
+
+
+@lru_cache(maxsize=1)
+def _anisotropic_cusps() -> np.ndarray:
+    """A cusp of reach :data:`ANISOTROPY_REACH` whose steepness varies with the direction as
+    the cosine and sine of :data:`ANISOTROPY_ORDERS` times its angle, (K, W, W): letters'
+    strokes and tiles' grain, steeper across than along them."""
+    xs, ys = _shifts(2 * REACH + _SUPPORT)
+    cusp = np.minimum(np.hypot(xs, ys), ANISOTROPY_REACH)
+    angle = np.arctan2(ys, xs)
+    return np.stack([cusp * wave(order * angle) for order in ANISOTROPY_ORDERS
+                     for wave in (np.cos, np.sin)]).astype(np.float32)
 
 
 def structure_function(grey: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
@@ -315,49 +388,114 @@ def board_axes(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return u / np.linalg.norm(u), v / np.linalg.norm(v)
 
 
+def board_metric(corners: np.ndarray) -> np.ndarray:
+    """The 2 x 2 matrix that turns a shift in the photo into one on the board, scaled to keep
+    areas (a shift's length on the board in the photo's pixels, on average).
+
+    >>> m = board_metric(np.array([[0, 0], [20, 0], [20, 10], [0, 10]], np.float32))
+    >>> np.round(m @ [1.0, 0.0], 3).tolist(), np.round(m @ [0.0, 1.0], 3).tolist()
+    ([0.707, 0.0], [0.0, 1.414])
+    """
+    c = np.asarray(corners, np.float64)
+    u = (c[1] - c[0] + c[2] - c[3]) / 2
+    v = (c[3] - c[0] + c[2] - c[1]) / 2
+    metric = np.linalg.inv(np.stack([u, v], axis=1))
+    return metric / math.sqrt(abs(float(np.linalg.det(metric))))
+
+
 def _residuals(design: np.ndarray, measured: np.ndarray, weight: np.ndarray) -> np.ndarray:
     """Least-squares residual of each candidate's design (C, F, K) fitted to ``measured`` (F),
     each fitted shift's error weighted by ``weight`` (F)."""
     measured = measured * weight
     design = design * weight[None, :, None]
-    normal = np.einsum("cfk,cfl->ckl", design, design)
+    transposed = design.transpose(0, 2, 1)
+    normal = transposed @ design
     # A touch of ridge: the cusps of neighbouring reach are nearly collinear.
-    normal += 1e-6 * np.eye(normal.shape[1])[None]
-    target = np.einsum("cfk,f->ck", design, measured)
+    ridge = 1e-6
+    normal += ridge * np.eye(normal.shape[1])[None]
+    target = transposed @ measured
     coefficients = np.linalg.solve(normal, target[..., None])[..., 0]
-    return np.sum((np.einsum("cfk,ck->cf", design, coefficients) - measured) ** 2, axis=1)
+    # |D c - m|^2 without forming D c: with (D'D + ridge) c = D'm it is m'm - c'D'm - ridge c'c
+    # (matrix products instead of a pass over every candidate's every shift).
+    return np.maximum(float(measured @ measured) - np.sum(coefficients * target, axis=1)
+                      - ridge * np.sum(coefficients * coefficients, axis=1), 0.0)
 
 
 def estimate_blur(grey: np.ndarray, corners: np.ndarray | None = None) -> BlurEstimate:
     """The blur of a grey picture around the board (see the module's docstring); ``corners``
-    of the grid in ``grey``'s coordinates give the board's axes, and the blur is measured
-    on the grid alone (a table's grain or a cloth's weave beside it could pass for blur)."""
+    of the grid in ``grey``'s coordinates give the board's axes and foreshortening, and the
+    blur is measured on the grid alone (a table's grain or a cloth's weave beside it could
+    pass for blur)."""
     mask = None
     if corners is not None:
         mask = np.zeros(grey.shape, np.uint8)
         cv2.fillConvexPoly(mask, np.round(np.asarray(corners)).astype(np.int32), 1)
     measured = structure_function(grey, mask).ravel()[_FITTED]
     measured = measured / max(float(measured.max()), 1e-9)
-    parts = [_round_smoothed()]
-    if corners is not None:
-        parts.append(_smoothed(_cusps(board_axes(corners))))
+    if corners is None:
+        photo_cusps = _round_cusps(None)
+        parts = [_round_smoothed()]
+    else:
+        photo_cusps = np.concatenate([_round_cusps(board_metric(corners)),
+                                      _axis_cusps(board_axes(corners))])
+        parts = [_smoothed(photo_cusps)]
+    parts.append(_anisotropic_smoothed())
     candidates = candidate_blurs()
-    # The sensor's noise adds the same to every shift but none.
-    noise = np.broadcast_to(_NOISE_AT[None, :, None], (len(candidates), len(measured), 1))
-    design = np.concatenate(parts + [noise], axis=2).astype(np.float64)
+
+    def design(parts: list[np.ndarray]) -> np.ndarray:
+        # The sensor's noise adds the same to every shift but none.
+        noise = np.broadcast_to(_NOISE_AT[None, :, None], (len(parts[0]), len(measured), 1))
+        return np.concatenate(parts + [noise], axis=2).astype(np.float64)
+
+    designs = design(parts)
     # Fitted with the small shifts weighing most (they show the blur; the large ones mostly
-    # the picture), the best candidate is the blur; how much it improves the even-handed fit
-    # over no blur is its clarity.
-    weighted = _residuals(design, measured, _SHIFT_WEIGHT)
+    # the picture), the best candidate is the blur.
+    weighted = _residuals(designs, measured, _SHIFT_WEIGHT)
     best = int(np.argmin(weighted))
-    even = _residuals(design[[0, best]], measured, _PAIRED)
+    coarse_count = len(candidates)
+    length, angle, _ = candidates[best]
+    if length > 0:
+        all_cusps = np.concatenate([photo_cusps, _anisotropic_cusps()])
+        for angle_steps, length_steps in REFINEMENTS:
+            # Finer motions around the best one, weighed likewise.
+            length, angle, _ = candidates[best]
+            finer = [(length + dl, (angle + da) % 180.0, MOTION_DEFOCUS)
+                     for dl in length_steps for da in angle_steps
+                     if length + dl >= 1.0 and (dl, da) != (0.0, 0.0)]
+            autos = np.stack([_autocorrelation(blur_psf(*blur)) for blur in finer])
+            finer_designs = design([_smoothed(all_cusps, autos)])
+            candidates = candidates + finer
+            designs = np.concatenate([designs, finer_designs])
+            weighted = np.concatenate([weighted,
+                                       _residuals(finer_designs, measured, _SHIFT_WEIGHT)])
+            best = int(np.argmin(weighted))
+    # How much the best improves the even-handed fit over no blur is its clarity.
+    even = _residuals(designs[[0, best]], measured, _PAIRED)
     length, angle, defocus = candidates[best]
     clarity = float(even[0] / max(even[1], 1e-12))
-    weights = np.exp(-PLAUSIBLE * (weighted / max(float(weighted[best]), 1e-12) - 1.0))
+    # How unsure the estimate is shows on the coarse grid (the finer motions all lie close to
+    # the best); the plausible blurs are those of the coarse grid, their motions moved by the
+    # refinement's step.
+    coarse = weighted[:coarse_count]
+    coarse_best = int(np.argmin(coarse))
+    weights = np.exp(-PLAUSIBLE * (coarse / max(float(coarse[coarse_best]), 1e-12) - 1.0))
     kept = np.flatnonzero(weights >= 1e-3)
     total = float(weights[kept].sum())
-    plausible = tuple((float(weights[i]) / total, *candidates[i]) for i in kept)
+    moved_length = length - candidates[coarse_best][0] if length > 0 else 0.0
+    moved_angle = angle - candidates[coarse_best][1] if length > 0 else 0.0
+    plausible = tuple(
+        (float(weights[i]) / total, *_moved(candidates[i], moved_length, moved_angle))
+        for i in kept)
     return BlurEstimate(length, angle, defocus, clarity, plausible)
+
+
+def _moved(blur: tuple[float, float, float], length: float,
+           angle: float) -> tuple[float, float, float]:
+    """A candidate blur (length, angle, defocus) with its motion, if any, made ``length``
+    pixels longer and turned by ``angle`` degrees (no shorter than a pixel)."""
+    if blur[0] <= 0:
+        return blur
+    return max(1.0, blur[0] + length), (blur[1] + angle) % 180.0, blur[2]
 
 
 def _transfer(psf: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
@@ -390,7 +528,7 @@ def wiener(grey: np.ndarray, psf: np.ndarray, roughness: float = ROUGHNESS) -> n
     >>> blurred = cv2.filter2D(sharp, -1, psf, borderType=cv2.BORDER_REFLECT_101)
     >>> def ramp(row): return int(((row > 20) & (row < 180)).sum())  # pixels of the edge's rise
     >>> ramp(blurred[20]), ramp(wiener(blurred, psf)[20])
-    (6, 4)
+    (4, 2)
     """
     reach = max(psf.shape) * 2
     padded = cv2.copyMakeBorder(grey, reach, reach, reach, reach, cv2.BORDER_REFLECT_101)
@@ -451,7 +589,8 @@ def deblurred_for_letters(
         corners = (corners + 0.5) * np.float32(scale) - 0.5
     part = part.astype(np.float32)
     blur = estimate_blur(part, corners)
-    if blur.clarity < (CLEAR if clear is None else clear):
+    if blur.clarity < (CLEAR if clear is None else clear) or (
+            blur.length == 0 and blur.defocus < DEFOCUS_UNDONE_FROM):
         return None
     # A motion undone a little short of its estimated length: a deconvolution too long rings
     # and breaks strokes, one too short only leaves some blur.
