@@ -401,8 +401,7 @@ def missed_tiles(
     brightness = finder.face_brightness(empty, turns)
     # A tile under glare (brighter than the tiles' faces) has its letter's contrast raised
     # by as much (see letters_under_glare).
-    gains = np.clip(brightness / max(face, 1.0), 1.0, GLARE_GAIN_MAX)
-    found = finder.glyphs(empty, turns, gains=np.where(gains >= GLARE_GAIN_MIN, gains, 1.0))
+    found = finder.glyphs(empty, turns, gains=glare_gains(brightness, face))
     return [
         (square, glyph) for square, glyph, light in zip(empty, found, brightness, strict=True)
         if glyph is not None
@@ -416,6 +415,18 @@ def missed_tiles(
 #: that factor (:func:`letters_under_glare`), up to :data:`GLARE_GAIN_MAX`.
 GLARE_GAIN_MIN = 1.15
 GLARE_GAIN_MAX = 2.5
+
+
+def glare_gains(brightness: np.ndarray, face: float) -> np.ndarray:
+    """How much to raise the contrast of squares whose middles are ``brightness`` bright,
+    the tiles' typical face being ``face``: by the factor glare brightened them (from
+    :data:`GLARE_GAIN_MIN`, up to :data:`GLARE_GAIN_MAX`), else 1.
+
+    >>> glare_gains(np.array([100.0, 110.0, 150.0, 400.0]), 100.0).tolist()
+    [1.0, 1.0, 1.5, 2.5]
+    """
+    gains = np.minimum(brightness / max(face, 1.0), GLARE_GAIN_MAX)
+    return np.where(gains >= GLARE_GAIN_MIN, gains, 1.0)
 
 
 def letters_under_glare(
@@ -438,12 +449,12 @@ def letters_under_glare(
         return {}
     lettered = [sq for sq, g in zip(squares, glyphs, strict=True) if g is not None]
     typical_face = float(np.median(finder.face_brightness(lettered, turns)))
-    gains = finder.face_brightness(bare, turns) / max(typical_face, 1.0)
-    bright = gains >= GLARE_GAIN_MIN
+    gains = glare_gains(finder.face_brightness(bare, turns), typical_face)
+    bright = gains > 1.0
     if not bright.any():
         return {}
     looked_at = [sq for sq, b in zip(bare, bright, strict=True) if b]
-    found = finder.glyphs(looked_at, turns, gains=np.minimum(gains[bright], GLARE_GAIN_MAX))
+    found = finder.glyphs(looked_at, turns, gains=gains[bright])
     typical = float(np.median(heights))
     return {
         square: glyph for square, glyph in zip(looked_at, found, strict=True)
@@ -723,13 +734,13 @@ def read_letters(
     # Tesseract may overrule the stock classifier where that all but guesses; a profile's
     # classifier it can only confirm (worth asking for a tracker, whose players are asked
     # about unsure letters) or tell a letter the profile has not learnt.
-    overrule = OVERRULE if known and classifier.stock else 0.0  # type: ignore[union-attr]
+    ask_below = OVERRULE if confirm or (known and classifier.stock) else 0.0  # type: ignore[union-attr]
     for i in below_accept:
         guess = guesses[i]
         if sources[i]:
             continue
         if guess is not None and not unseen_possible and i not in maybe_unseen and (
-            guess.confidence >= overrule and not (confirm and guess.confidence < OVERRULE)
+            guess.confidence >= ask_below
         ):
             sources[i] = "classifier"
         else:

@@ -245,7 +245,6 @@ class _BoardCheck:
 def missed_blanks(
     rows: Sequence[str], lexicon: Lexicon,
     alphabet: Sequence[str] | TileSet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ", budget: int = 2,
-    confidence: np.ndarray | None = None,
 ) -> list[Square]:
     """Empty squares that must hold a blank the photo did not show, at most ``budget``.
 
@@ -280,7 +279,7 @@ def missed_blanks(
                    and _blank_mends(rows, end, lexicon, alphabet, len(invalid))]
         if len(fitting) == 1 and fitting[0] not in found:
             found.append(fitting[0])
-    return found[:budget] if len(found) <= budget else []
+    return found if len(found) <= budget else []
 
 
 def _blank_mends(rows: Sequence[str], square: Square, lexicon: Lexicon,
