@@ -203,3 +203,36 @@ def test_tiles_under_glare_keep_their_letters(monkeypatch):
     monkeypatch.setattr(vision.read, "GLARE_GAIN_MAX", 1.0)  # contrast not raised
     unraised = read_board(photo.image, None, "en")
     assert sum(unraised.board[r][c] == "." for r, c in glared) >= 3, unraised.board
+
+
+#: Photo 202 of the 300-photo evaluation (seed 1): ivory tiles on a red-bordered board whose
+#: squares are about the tiles' colour; the blanks of Bi and EN.n pass for empty squares in the
+#: occupancy's colour statistics.
+PALE_BLANKS = ("red", ("XI.PIROGI......", ".SCENE.........", "B.AL.DERM......",
+                       "U.RES..........", "S.I.L..........", "H.O.U.C........",
+                       "W.L.F.O........", "APE.FOZY.......", ".R.Bi.I........",
+                       ".O.EN.E........", ".N.AGOROTH.....", ".O.T.L.........",
+                       "MU.E.I..V......", "EN.n.V..I......", "W...JEANS......"))
+
+
+def test_blanks_of_the_boards_colour_are_found_by_their_face(monkeypatch):
+    """Square by square, a blank's face matches the lettered tiles' around it and not the
+    empty squares of its kind: it is read as a blank (without that, as an empty square)."""
+    import vision.read
+    from vision.read import read_board
+    from vision.render import RenderConfig, render_board
+
+    cv2.setNumThreads(1)
+    edition, rows = PALE_BLANKS
+    config = RenderConfig.random(100_003 + 202, max_tilt=35, size=(1280, 720),
+                                 hand_probability=0.0)
+    photo = render_board(list(rows), tileset="en", edition=edition, seed=config.scene_seed,
+                         config=config)
+    blanks = [(8, 4), (13, 3)]
+    reading = read_board(photo.image, None, "en")
+    assert [reading.board[r][c] for r, c in blanks] == ["?", "?"], reading.board
+    # No other square is taken for a blank.
+    assert sum(row.count("?") for row in reading.board) == 2, reading.board
+    monkeypatch.setattr(vision.read, "BLANK_BY_FACE", 1.01)  # never by its face
+    unfound = read_board(photo.image, None, "en")
+    assert [unfound.board[r][c] for r, c in blanks] == [".", "."], unfound.board
