@@ -171,6 +171,17 @@ def test_motion_blur_along_the_letters_does_not_turn_a_calibrated_reading():
     assert outcome.case.config.motion_blur > 0
 
 
+def _evaluation_photo(number: int, edition: str, rows: tuple[str, ...]):
+    """Photo ``number`` of the 300-photo evaluation (seed 1) of ``rows`` on ``edition``."""
+    from vision.render import RenderConfig, render_board
+
+    cv2.setNumThreads(1)
+    config = RenderConfig.random(100_003 + number, max_tilt=35, size=(1280, 720),
+                                 hand_probability=0.0)
+    return render_board(list(rows), tileset="en", edition=edition, seed=config.scene_seed,
+                        config=config)
+
+
 #: Photo 275 of the 300-photo evaluation (seed 1): a deluxe board with glare over its lower
 #: left corner, where the tiles of PREZ, ES, SH and T turn nearly white and their letters keep
 #: about 0.12-0.16 of contrast with the face, less than a letter is looked for at.
@@ -186,14 +197,9 @@ def test_tiles_under_glare_keep_their_letters(monkeypatch):
     the faces (without it, five of them were read as empty squares)."""
     import vision.read
     from vision.read import read_board
-    from vision.render import RenderConfig, render_board
 
-    cv2.setNumThreads(1)
     edition, rows = GLARED
-    config = RenderConfig.random(100_003 + 275, max_tilt=35, size=(1280, 720),
-                                 hand_probability=0.0)
-    photo = render_board(list(rows), tileset="en", edition=edition, seed=config.scene_seed,
-                         config=config)
+    photo = _evaluation_photo(275, edition, rows)
     glared = [(11, 0), (11, 1), (12, 0), (12, 1), (13, 0), (13, 1)]
     reading = read_board(photo.image, None, "en")
     assert all(reading.board[r][c] != "." for r, c in glared), reading.board
@@ -220,14 +226,9 @@ def test_blanks_of_the_boards_colour_are_found_by_their_face(monkeypatch):
     empty squares of its kind: it is read as a blank (without that, as an empty square)."""
     import vision.read
     from vision.read import read_board
-    from vision.render import RenderConfig, render_board
 
-    cv2.setNumThreads(1)
     edition, rows = PALE_BLANKS
-    config = RenderConfig.random(100_003 + 202, max_tilt=35, size=(1280, 720),
-                                 hand_probability=0.0)
-    photo = render_board(list(rows), tileset="en", edition=edition, seed=config.scene_seed,
-                         config=config)
+    photo = _evaluation_photo(202, edition, rows)
     blanks = [(8, 4), (13, 3)]
     reading = read_board(photo.image, None, "en")
     assert [reading.board[r][c] for r, c in blanks] == ["?", "?"], reading.board
