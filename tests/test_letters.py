@@ -117,6 +117,25 @@ def test_classifier_learns_crafted_letters():
     assert classifier.letters == set(letters)
 
 
+def _comb(arms: tuple[int, ...], arm_ink: float = 1.0, blur: float = 0.0) -> np.ndarray:
+    """A normalised glyph of a stem with arms to its right at rows ``arms`` (an E or an F),
+    the arms' shading ``arm_ink`` of the stem's, blurred by ``blur`` pixels."""
+    glyph = np.zeros((GLYPH_PX, GLYPH_PX), np.float32)
+    glyph[3:21, 6:10] = 1.0
+    for row in arms:
+        glyph[row : row + 2, 10:18] = arm_ink
+    return cv2.GaussianBlur(glyph, (0, 0), blur) if blur else glyph
+
+
+@pytest.mark.parametrize("arm_ink", [0.5, 0.3, 0.2])
+def test_thin_strokes_a_blur_left_faint_still_count(arm_ink):
+    """A blur leaves a thin stroke a fraction of a thick one's ink: an E whose arms kept a fifth
+    of the stem's is still an E, not the F whose stem and upper arms it shares."""
+    classifier = LetterClassifier()
+    classifier.fit(np.stack([_comb((3, 11, 19)), _comb((3, 11))]), ["E", "F"])
+    assert classifier.predict(_comb((3, 11, 19), arm_ink, blur=1.0)[None])[0].letter == "E"
+
+
 def test_unseen_letter_gets_low_confidence():
     fonts = (cv2.FONT_HERSHEY_SIMPLEX,)
     train_x, train_y = _samples("AEIOU", fonts, (2, 3, 4))
