@@ -859,12 +859,13 @@ class Blur:
 #: The blurs that calibration samples are also learnt under: a camera held by hand, or tiles
 #: read from a video while the board is touched, move a few pixels (at 1280x720 a square is 25
 #: to 40 pixels: motion of 2 to 7 pixels is 0.05 to 0.28 squares), and focus is not always
-#: right.  Eight directions, so that every motion lies within 11 degrees of one.
+#: right: a defocus of 1.6 pixels is 0.04 to 0.065 squares, which the rectification's
+#: resampling widens.  Eight directions, so that every motion lies within 11 degrees of one.
 BLURS: tuple[Blur, ...] = tuple(
     Blur(motion=length, angle=angle)
     for length in (0.08, 0.15, 0.21, 0.27)
     for angle in (0, 22.5, 45, 67.5, 90, 112.5, 135, 157.5)
-) + tuple(Blur(defocus=sigma) for sigma in (0.02, 0.04, 0.06))
+) + tuple(Blur(defocus=sigma) for sigma in (0.02, 0.04, 0.06, 0.08, 0.1))
 
 
 def boxed(glyphs: np.ndarray) -> np.ndarray:
