@@ -402,6 +402,74 @@ def _unmosaic(mosaic: np.ndarray, layout: _Layout, n: int, side: int) -> np.ndar
     return view.transpose(0, 2, 1, 3).reshape(rows * layout.columns, side, side)[:n]
 
 
+#: Share of a mask's pixels set below which :func:`_components_with_stats` gathers the
+#: statistics itself (on 811x811 mosaics: 4.8 ms against OpenCV's 4.2 at 21 %, 3.8 against
+#: 4.2 at 14 %, 2.2 against 5.0 at 2 %).
+SPARSE_SHARE = 0.15
+
+
+def _components_with_stats(
+    mask: np.ndarray, on: np.ndarray
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """``cv2.connectedComponentsWithStats(mask, connectivity=8)`` of a 0/1 uint8 mask whose
+    pixels set are ``on`` (flat indices, ascending): the same labels, statistics and centres.
+    Where few pixels are set (:data:`SPARSE_SHARE`) the statistics are gathered from those
+    pixels alone: OpenCV's own pass over every pixel took three quarters of the labelling's
+    time on a mosaic of crops of squares with no ink, and more than this on sparser ones.
+
+    >>> mask = np.zeros((5, 7), np.uint8); mask[1:3, 1:3] = 1; mask[3, 4:6] = 1
+    >>> count, labels, stats, centres = _components_with_stats(mask, np.flatnonzero(mask))
+    >>> count, stats[1:].tolist(), centres[1:].tolist()
+    (3, [[1, 1, 2, 2, 4], [4, 3, 2, 1, 2]], [[1.5, 1.5], [4.5, 3.0]])
+    """
+    if len(on) > SPARSE_SHARE * mask.size:
+        return cv2.connectedComponentsWithStats(mask, connectivity=8)  # type: ignore[return-value]
+    count, labels = cv2.connectedComponents(mask, connectivity=8, ltype=cv2.CV_32S)
+    height, width = mask.shape
+    stats = np.zeros((count, 5), np.int32)
+    centres = np.zeros((count, 2), np.float64)
+    ys = on // width
+    xs = on - ys * width
+    label = labels.ravel()[on]
+    area = np.bincount(label, minlength=count)
+    stats[:, cv2.CC_STAT_AREA] = area
+    if count > 1:
+        # Every label but the background's has a pixel set.
+        for stat, reduce, coordinate, start in (
+            (cv2.CC_STAT_LEFT, np.minimum, xs, width), (cv2.CC_STAT_TOP, np.minimum, ys, height),
+            (cv2.CC_STAT_WIDTH, np.maximum, xs, -1), (cv2.CC_STAT_HEIGHT, np.maximum, ys, -1),
+        ):
+            extreme = np.full(count, start, np.int64)
+            reduce.at(extreme, label, coordinate)
+            stats[1:, stat] = extreme[1:]
+        stats[1:, cv2.CC_STAT_WIDTH] -= stats[1:, cv2.CC_STAT_LEFT] - 1
+        stats[1:, cv2.CC_STAT_HEIGHT] -= stats[1:, cv2.CC_STAT_TOP] - 1
+        # Sums of whole pixel coordinates, exact (as OpenCV's in float64): the centres are
+        # OpenCV's to the last bit.
+        for axis, coordinate in enumerate((xs, ys)):
+            total = np.zeros(count, np.int64)
+            np.add.at(total, label, coordinate)
+            centres[1:, axis] = total[1:] / area[1:]
+    # The background: its area and centre from the whole image's, its box from the rows and
+    # columns with a pixel not set (a mosaic's border is background all round).
+    background = height * width - len(on)
+    stats[0, cv2.CC_STAT_AREA] = background
+    if background:
+        if mask[0].all() or mask[-1].all() or mask[:, 0].all() or mask[:, -1].all():
+            clear = mask == 0
+            rows, columns = np.flatnonzero(clear.any(axis=1)), np.flatnonzero(clear.any(axis=0))
+        else:
+            rows, columns = np.array([0, height - 1]), np.array([0, width - 1])
+        stats[0, :4] = (columns[0], rows[0], columns[-1] - columns[0] + 1,
+                        rows[-1] - rows[0] + 1)
+        centres[0] = ((height * width * (width - 1) / 2 - float(xs.sum())) / background,
+                      (width * height * (height - 1) / 2 - float(ys.sum())) / background)
+    else:  # as OpenCV leaves a label with no pixel
+        stats[0, :2] = (-1, np.iinfo(np.int32).max)
+        centres[0] = np.nan
+    return count, labels, stats, centres
+
+
 def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _Layout, n: int,
               side: int, s: float, joined: bool, shading: _Shading) -> list[Glyph | None]:
     """Pick each crop's glyph among the ink components of the mosaic (see :func:`extract_glyph`
@@ -412,19 +480,17 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
     wide letter is told apart as a small strong piece beside a corner of the letter's main
     piece.  The normalised glyph is drawn from the ``shading`` (see :func:`_shaded_glyphs`).
     """
-    count, labels, stats, centres = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    if count <= 1:
-        return [None] * n
     # Per-pixel sums over the ink pixels only (a small share of the mosaic).
     on_ink = np.flatnonzero(ink)
+    count, labels, stats, centres = _components_with_stats(ink, on_ink)
+    if count <= 1:
+        return [None] * n
     flat = labels.ravel()
     inside = np.bincount(flat[on_ink], weights=inner.ravel()[on_ink].astype(np.float64),
                          minlength=count)
-    pieces, piece_labels, piece_stats, piece_centres = cv2.connectedComponentsWithStats(
-        strong, connectivity=8
-    )
-    # Strong ink lies within the faint ink: each strong piece belongs to one component.
     on_strong = np.flatnonzero(strong)
+    pieces, piece_labels, piece_stats, piece_centres = _components_with_stats(strong, on_strong)
+    # Strong ink lies within the faint ink: each strong piece belongs to one component.
     parent = np.zeros(pieces, np.int64)
     parent[piece_labels.ravel()[on_strong]] = flat[on_strong]
     parent[0] = 0
