@@ -643,7 +643,7 @@ def _reader_ink(mask: np.ndarray, contrast: np.ndarray, strong: np.ndarray,
     if count <= 1:
         return mask
     anchored = np.zeros(count, bool)
-    anchored[np.unique(labels[(strong > 0) & (above > 0)])] = True
+    anchored[labels[(strong > 0) & (above > 0)]] = True
     anchored[0] = False
     kept = anchored[labels]
     ys, xs = np.nonzero(kept)

@@ -54,6 +54,7 @@ from vision.geometry import (
     rotate_corners,
     scaled,
 )
+from vision.medians import median
 
 __all__ = [
     "BoardLocation",
@@ -557,7 +558,7 @@ def _refine(
         v_img, v_off, v_str = _peaks(ridges, homography, v_points, True, reach)
         h_img, h_off, h_str = _peaks(ridges, homography, h_points, False, reach)
         strength = np.concatenate([v_str, h_str])
-        floor = 0.4 * np.median(strength[strength > 0]) if (strength > 0).any() else 1.0
+        floor = 0.4 * median(strength[strength > 0]) if (strength > 0).any() else 1.0
         offsets = np.abs(np.concatenate([v_off, h_off]))
         near = offsets < reach * (1.0 if round_number == 0 else 0.6)
         admitted = ~trusted & (offsets < _ADMIT_OFFSET) & (round_number > 0 or not trusted.any())
@@ -716,14 +717,14 @@ def _premium_shift(
     work = project(homography, lattice.reshape(-1, 2))
     points = ((work + 0.5) / scale - 0.5).reshape(side, side, len(offsets), 2)
     colours = _remap_points(image, points, cv2.BORDER_REPLICATE).astype(np.float32)
-    colours = np.median(colours, axis=2)  # a letter's ink does not move a median
+    colours = median(colours, axis=2)  # a letter's ink does not move a median
     shifts = [(dx, dy) for dy in range(-reach, reach + 1) for dx in range(-reach, reach + 1)]
     scores = np.empty(len(shifts))
     for k, (dx, dy) in enumerate(shifts):
         window = colours[reach + dy : reach + dy + GRID_SIZE, reach + dx : reach + dx + GRID_SIZE]
-        plain = np.median(window[~_PREMIUM], axis=0)
+        plain = median(window[~_PREMIUM], axis=0)
         distance = np.linalg.norm(window - plain, axis=-1)
-        spread = float(np.median(distance)) + 1.0
+        spread = float(median(distance)) + 1.0
         scores[k] = float(distance[_PREMIUM].mean() - distance[~_PREMIUM].mean()) / (
             spread + float(distance.mean()))
     order = np.argsort(-scores)
@@ -848,7 +849,7 @@ def locate_board(image: np.ndarray) -> BoardLocation:
     homography = _refine(ridges, homography, x_span, y_span, empty=empty)
     points, _ = _line_samples(*x_span, y_span, vertical=True)
     _, _, strength = _peaks(ridges, homography, points, True, reach=0.1)
-    floor = 0.4 * float(np.median(strength))
+    floor = 0.4 * float(median(strength))
     homography, x_span, y_span = _grow_by_lines(
         ridges, homography, x_span, y_span, floor, empty
     )

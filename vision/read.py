@@ -49,6 +49,7 @@ from vision.letters import (
     LetterGuess,
     crop_margin_px,
 )
+from vision.medians import median, percentile
 from vision.stock import stock_classifier, stock_for_unseen
 from vision.tesseract_reader import TesseractReader
 
@@ -391,8 +392,8 @@ def missed_tiles(
     heights = [g.height for g in glyphs if g is not None]
     if len(heights) < 3:
         return []
-    typical = float(np.median(heights))
-    face = float(np.median(finder.face_brightness(lettered, turns)))
+    typical = float(median(heights))
+    face = float(median(finder.face_brightness(lettered, turns)))
     # A tile lies beside another (words have two letters or more): a letter on a square with
     # no tile beside it is a neighbour's seen by parallax, or a mark on the board.
     beside = set(lettered)
@@ -448,14 +449,14 @@ def letters_under_glare(
     if len(heights) < 3 or not bare:
         return {}
     lettered = [sq for sq, g in zip(squares, glyphs, strict=True) if g is not None]
-    typical_face = float(np.median(finder.face_brightness(lettered, turns)))
+    typical_face = float(median(finder.face_brightness(lettered, turns)))
     gains = glare_gains(finder.face_brightness(bare, turns), typical_face)
     bright = gains > 1.0
     if not bright.any():
         return {}
     looked_at = [sq for sq, b in zip(bare, bright, strict=True) if b]
     found = finder.glyphs(looked_at, turns, gains=gains[bright])
-    typical = float(np.median(heights))
+    typical = float(median(heights))
     return {
         square: glyph for square, glyph in zip(looked_at, found, strict=True)
         if glyph is not None
@@ -520,8 +521,8 @@ def face_likeness(
     upright = np.rot90(rectified, turns)
     faces = _middles(upright, lettered, square_px)
     # A lettered tile's face is its brighter part (the letter is darker).
-    light = faces[..., 0] >= np.percentile(faces[..., 0], 60, axis=1, keepdims=True)
-    face_colour = np.stack([np.median(f[m], axis=0) for f, m in zip(faces, light, strict=True)])
+    light = faces[..., 0] >= percentile(faces[..., 0], 60, axis=1)
+    face_colour = np.stack([median(f[m], axis=0) for f, m in zip(faces, light, strict=True)])
     kinds = np.array([[kind for kind in row] for row in PREMIUM_LAYOUT])
     pixels = _middles(upright, bare, square_px)
     closer, match = ones.copy(), ones.copy()
@@ -531,9 +532,9 @@ def face_likeness(
         if len(empty) == 0:
             continue
         around = empty[_nearest([square], empty, 3)[0]]
-        empty_colour = np.median(
-            np.median(_middles(upright, [tuple(e) for e in around], square_px), axis=1), axis=0)
-        face = np.median(face_colour[near_faces[i]], axis=0)
+        empty_colour = median(
+            median(_middles(upright, [tuple(e) for e in around], square_px), axis=1), axis=0)
+        face = median(face_colour[near_faces[i]], axis=0)
         to_face = np.linalg.norm(pixels[i] - face, axis=1)
         closer[i] = float(np.mean(to_face < np.linalg.norm(pixels[i] - empty_colour, axis=1)))
         match[i] = float(np.mean(to_face < FACE_MATCH))
@@ -628,7 +629,7 @@ def stray_marks(
     heights = [g.height for g in glyphs if g is not None]
     if len(heights) < 3:
         return []
-    typical = float(np.median(heights))
+    typical = float(median(heights))
     return [
         square for square, glyph in zip(squares, glyphs, strict=True)
         if glyph is not None and glyph.height < MARK_HEIGHT * typical
@@ -798,7 +799,7 @@ def marks_above(glyphs: list[Glyph | None]) -> list[bool]:
     [False, False, True, False, False]
     """
     heights = [g.height for g in glyphs if g is not None]
-    typical = float(np.median(heights)) if len(heights) >= 3 else None
+    typical = float(median(heights)) if len(heights) >= 3 else None
     return [
         g is not None and (g.marked or (typical is not None and g.height > MARKED_HEIGHT * typical))
         for g in glyphs
