@@ -595,24 +595,37 @@ def _line_support(
     points, index = _line_samples(int(lines[0]), int(lines[-1]), along, vertical, step=0.2)
     _, offset, strength = _peaks(ridges, homography, points, vertical, reach)
     t = points[:, 1] if vertical else points[:, 0]
-    support = np.zeros(len(lines))
-    for position, line in enumerate(lines):
-        on_line = index == line
-        strong = on_line & (strength >= floor)
-        if strong.sum() < 4:
-            continue
-        # Straight-line fit of the peak offsets along the line, robust by one trimming pass.
-        design = np.stack([np.ones(strong.sum()), t[strong]], axis=1)
-        coefficients, *_ = np.linalg.lstsq(design, offset[strong], rcond=None)
-        residual = np.abs(offset[strong] - design @ coefficients)
-        close = residual < 0.05
-        if close.sum() >= 4:
-            coefficients, *_ = np.linalg.lstsq(design[close], offset[strong][close], rcond=None)
-            residual = np.abs(offset[strong] - design @ coefficients)
-        fitted = design @ coefficients
-        agree = (residual < 0.05) & (np.abs(fitted) < 0.12)
-        support[position] = agree.sum() / on_line.sum()
-    return support
+    # Every line at once: each sample's line, and sums over each line's samples.
+    position = np.rint(index - lines[0]).astype(np.intp)
+    count = len(lines)
+
+    def sums(values: np.ndarray, among: np.ndarray) -> np.ndarray:
+        return np.bincount(position, np.where(among, values, 0.0), count)
+
+    def line_fits(among: np.ndarray) -> np.ndarray:
+        """Least-squares straight lines (intercept, slope per line) of the offsets along t,
+        through each line's samples ``among``, evaluated at every sample."""
+        n, st, stt = sums(np.ones_like(t), among), sums(t, among), sums(t * t, among)
+        so, sto = sums(offset, among), sums(t * offset, among)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slope = (n * sto - st * so) / (n * stt - st * st)
+            intercept = (so - slope * st) / n
+        return intercept[position] + slope[position] * t
+
+    # Straight-line fit of the strong peaks' offsets along each line (of at least 4), robust
+    # by one trimming pass (where at least 4 samples stay close to the first fit).  Lines of
+    # too few samples fit nothing (NaN), and their support is 0.
+    strong = strength >= floor
+    with np.errstate(divide="ignore", invalid="ignore"):
+        first = line_fits(strong)
+        close = strong & (np.abs(offset - first) < 0.05)
+        refit = (np.bincount(position, close, count) >= 4)[position]
+        fitted = np.where(refit, line_fits(close), first)
+        residual = np.abs(offset - fitted)
+        agree = strong & (residual < 0.05) & (np.abs(fitted) < 0.12)
+        enough = np.bincount(position, strong, count) >= 4
+        share = np.bincount(position, agree, count) / np.bincount(position, minlength=count)
+    return np.where(enough, share, 0.0)
 
 
 def _grow_by_lines(
