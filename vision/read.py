@@ -919,7 +919,7 @@ def read_board(
     # may show the board turned any way.
     fixed_camera = corners is not None
     if corners is None:
-        corners = locate_board(image).corners
+        corners = locate_board(image, quality=False).corners
     corners = np.asarray(corners, np.float32)
     rectified = rectify_with_margin(image, corners)
     # The profile's occupancy model learnt the colours of its own camera, light and white
