@@ -32,7 +32,7 @@ calibration photos taken sharp).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -500,8 +500,9 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
     parent[0] = 0
     has_strong = np.bincount(parent, minlength=count) > 0
     pieces_of: dict[int, list[int]] = {}
-    for piece in np.nonzero(parent)[0]:
-        pieces_of.setdefault(int(parent[piece]), []).append(int(piece))
+    parent_of = parent.tolist()
+    for piece in np.flatnonzero(parent).tolist():
+        pieces_of.setdefault(parent_of[piece], []).append(piece)
     stats = stats.astype(np.int64)
     area = stats[:, cv2.CC_STAT_AREA]
     inside_share = inside / np.maximum(area, 1)
@@ -534,27 +535,32 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
         best = _best_per_crop(ids, crop, -np.abs(longer - typical) - distance, n)
     # Components of each crop, for marks, neighbouring letters and the digit.
     small = (area >= 3) & (np.arange(count) > 0)
+    # Python numbers for the work on each component below (taken from the arrays one at a
+    # time, they cost most of this function's own time).
+    x_of, y_of, w_of, h_of, area_of, crop_of = (
+        a.tolist() for a in (x, y, w, h, area, crop))
+    share_of, cx_of, cy_of = inside_share.tolist(), cx.tolist(), cy.tolist()
     by_crop: dict[int, list[int]] = {}
-    for k in np.nonzero(small)[0]:
-        by_crop.setdefault(int(crop[k]), []).append(int(k))
-    out: list[Glyph | None] = []
+    for k in np.flatnonzero(small).tolist():
+        by_crop.setdefault(crop_of[k], []).append(k)
+    #: Each crop's glyph so far (its mask, ink, height, digit and marks), or None.
+    parts: list[tuple[np.ndarray, np.ndarray, float, tuple[float, float] | None, bool] | None]
+    parts = [None] * n
     #: (crop, components kept, boxes of the digit's ink) of each glyph found, for the shading.
     found: list[tuple[int, list[int], list[tuple[int, int, int, int]]]] = []
-    for i in range(n):
-        g = int(best[i])
+    for i, g in enumerate(best.tolist()):
         if g < 0:
-            out.append(None)
             continue
         oy = layout.pad + (i // layout.columns) * layout.pitch
         ox = layout.pad + (i % layout.columns) * layout.pitch
         digit_boxes = _joined_digits(pieces_of.get(g, []), piece_stats, piece_centres, ox, oy, s)
-        gx, gy, gw, gh, garea = int(x[g]), int(y[g]), int(w[g]), int(h[g]), int(area[g])
+        gx, gy, gw, gh, garea = x_of[g], y_of[g], w_of[g], h_of[g], area_of[g]
         keep = [g]
         marked = False
         for k in by_crop.get(i, []):
-            if k == g or inside_share[k] < 0.9:
+            if k == g or share_of[k] < 0.9:
                 continue
-            kx, ky, kw, kh, karea = int(x[k]), int(y[k]), int(w[k]), int(h[k]), int(area[k])
+            kx, ky, kw, kh, karea = x_of[k], y_of[k], w_of[k], h_of[k], area_of[k]
             above = (
                 ky + kh <= gy + 2 and ky >= gy - 0.4 * gh and kx >= gx - 3
                 and kx + kw <= gx + gw + 3 and 3 <= karea <= 0.2 * garea
@@ -573,10 +579,10 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
                 keep.append(k)
                 marked = marked or above
         # The kept components' box; cut to the ink left once a joined digit is taken out.
-        left = min(int(x[k]) for k in keep)
-        top = min(int(y[k]) for k in keep)
-        right = max(int(x[k] + w[k]) for k in keep)
-        bottom = max(int(y[k] + h[k]) for k in keep)
+        left = min(x_of[k] for k in keep)
+        top = min(y_of[k] for k in keep)
+        right = max(x_of[k] + w_of[k] for k in keep)
+        bottom = max(y_of[k] + h_of[k] for k in keep)
         window = labels[oy + top : oy + bottom, ox + left : ox + right]
         mask = window == g if len(keep) == 1 else np.isin(window, keep)
         if digit_boxes:
@@ -585,7 +591,6 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
                      max(0, bx0 - 1 - left) : max(0, bx1 + 1 - left)] = False
             ys, xs = np.nonzero(mask)
             if len(ys) == 0:
-                out.append(None)
                 continue
             mask = mask[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
             top, bottom = top + int(ys.min()), top + int(ys.max()) + 1
@@ -601,18 +606,18 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
             weight += size
         for k in by_crop.get(i, []):
             # The digit sits near the face's edge, where the eroded face is thin.
-            if k in keep or inside_share[k] < 0.7 or area[k] < 4:
+            if k in keep or share_of[k] < 0.7 or area_of[k] < 4:
                 continue
-            longer, shorter = max(w[k], h[k]), min(w[k], h[k])
+            longer, shorter = max(w_of[k], h_of[k]), min(w_of[k], h_of[k])
             if not (0.08 * s <= longer <= 0.4 * s) or (longer > 3 * shorter and longer > 0.22 * s):
                 continue  # not a digit's size, or a thin stretch of a gap between tiles
-            offset = (np.array([cx[k], cy[k]]) - centre) / s
+            offset = (np.array([cx_of[k], cy_of[k]]) - centre) / s
             length = float(np.hypot(*offset))
             # Diagonally off the letter: a gap or a neighbour's letter lies straight beside it.
             if 0.2 <= length <= 0.6 and min(abs(offset[0]), abs(offset[1])) >= 0.08:
-                total += offset * area[k]
-                weight += area[k]
-                digit_ink.append((int(x[k]), int(y[k]), int(x[k] + w[k]), int(y[k] + h[k])))
+                total += offset * area_of[k]
+                weight += area_of[k]
+                digit_ink.append((x_of[k], y_of[k], x_of[k] + w_of[k], y_of[k] + h_of[k]))
         digit = None if weight == 0 else (float(total[0] / weight), float(total[1] / weight))
         found.append((i, keep, digit_ink))
         reader_mask = glyph_mask
@@ -622,19 +627,29 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
                 shading.contrast[oy + top : oy + bottom, ox + left : ox + right],
                 shading.strong[oy + top : oy + bottom, ox + left : ox + right],
                 float(shading.reader_level[i]))
+        parts[i] = (glyph_mask, reader_mask.astype(np.uint8) * 255, float(bottom - top) / s,
+                    digit, marked)
+    # The normalised glyph is the shading's; the mask's own (normalise) where none is left.
+    shaded: dict[int, np.ndarray | None] = {}
+    if found:
+        shapes = [parts[i][1].shape for i, _, _ in found]  # type: ignore[index]
+        shaded = dict(zip((i for i, _, _ in found),
+                          _shaded_glyphs(labels, layout, side, s, found, shading, shapes),
+                          strict=True))
+    out: list[Glyph | None] = []
+    for i, part in enumerate(parts):
+        if part is None:
+            out.append(None)
+            continue
+        glyph_mask, reader_ink, height, digit, marked = part
+        normalised = shaded.get(i)
         out.append(Glyph(
-            normalised=normalise(glyph_mask),
-            ink=reader_mask.astype(np.uint8) * 255,
-            height=float(bottom - top) / s,
+            normalised=normalise(glyph_mask) if normalised is None else normalised,
+            ink=reader_ink,
+            height=height,
             digit=digit,
             marked=marked,
         ))
-    if found:
-        shaded = _shaded_glyphs(labels, layout, side, s, found, shading,
-                                [out[i].ink.shape for i, _, _ in found])  # type: ignore[union-attr]
-        for (i, _, _), normalised in zip(found, shaded, strict=True):
-            if normalised is not None:
-                out[i] = replace(out[i], normalised=normalised)  # type: ignore[arg-type]
     return out
 
 
@@ -685,14 +700,18 @@ def _shaded_glyphs(
     for _ in range(int(round(FAINT_REACH * s))):
         reached = cv2.dilate(reached, step) & faint
     reached |= seeds
+    # The shading of every glyph's crop at once (as float32 throughout, the levels rounded to
+    # float32 as a single crop's arithmetic rounds them).
+    crops = np.array([i for i, _, _ in found])
+    count = int(crops.max()) + 1
+    level = shading.faint_level[crops].astype(np.float64)
+    scale_to_ink = np.maximum(SATURATION * shading.peak[crops].astype(np.float64) - level, 1.0)
+    shades = (_unmosaic(shading.contrast, layout, count, side)[crops].astype(np.float32)
+              - level.astype(np.float32)[:, None, None])
+    np.clip(shades / scale_to_ink.astype(np.float32)[:, None, None], 0.0, 1.0, out=shades)
+    shades *= _unmosaic(reached, layout, count, side)[crops]
     out: list[np.ndarray | None] = []
-    for (i, keep, _), ink_shape in zip(found, ink_shapes, strict=True):
-        oy = layout.pad + (i // layout.columns) * layout.pitch
-        ox = layout.pad + (i % layout.columns) * layout.pitch
-        level, peak = float(shading.faint_level[i]), float(shading.peak[i])
-        shade = shading.contrast[oy : oy + side, ox : ox + side].astype(np.float32) - level
-        np.clip(shade / max(SATURATION * peak - level, 1.0), 0.0, 1.0, out=shade)
-        values = shade * reached[oy : oy + side, ox : ox + side]
+    for (_, keep, _), ink_shape, values in zip(found, ink_shapes, shades, strict=True):
         total = float(values.sum())
         if total <= 0:
             out.append(None)
