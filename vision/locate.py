@@ -182,10 +182,11 @@ def _find_cells(line_mask: np.ndarray) -> _Cells:
     candidate[0] = candidate[0] and False  # label 0 is the line mask itself
     if not candidate.any():
         return _Cells(np.zeros((0, 2)), np.zeros(0))
-    inside = candidate[labels]
-    ys, xs = np.nonzero(inside)
-    lab = labels[ys, xs]
-    xs = xs.astype(np.float64)
+    # The candidates' pixels in raster order, as np.nonzero gives them (a third of its time).
+    flat = np.flatnonzero(candidate[labels])
+    lab = labels.ravel()[flat]
+    ys = flat // labels.shape[1]
+    xs = (flat - ys * labels.shape[1]).astype(np.float64)
     ys = ys.astype(np.float64)
     n = np.bincount(lab, minlength=count).astype(np.float64)
     n_safe = np.maximum(n, 1)
@@ -434,7 +435,12 @@ def _peaks(
     """
     offsets = np.linspace(-reach, reach, 21)
     normal = np.array([1.0, 0.0]) if vertical else np.array([0.0, 1.0])
-    probe = points[:, None, :] + offsets[None, :, None] * normal
+    # The points moved along the normal (an axis): the same coordinates as points + offsets *
+    # normal, built without the product.
+    across = 0 if vertical else 1
+    probe = np.empty((len(points), len(offsets), 2))
+    probe[..., across] = points[:, None, across] + offsets[None, :]
+    probe[..., 1 - across] = points[:, None, 1 - across]
     image_points = project(homography, probe.reshape(-1, 2)).reshape(len(points), len(offsets), 2)
     profile = _sample(ridges, image_points)
     best = np.clip(np.argmax(profile, axis=1), 1, len(offsets) - 2)
