@@ -151,3 +151,25 @@ def test_a_broken_lean_copy_falls_back_to_tesseracts_own(tmp_path, monkeypatch, 
         assert "A" in engine.hocr(_sheet("AB"))
     finally:
         engine.close()
+
+
+def test_data_that_can_have_no_lean_copy_is_looked_at_once(tmp_path, monkeypatch):
+    monkeypatch.setenv("TILECAM_CACHE", str(tmp_path / "cache"))
+    data = tmp_path / "data"
+    data.mkdir()
+    legacy = {_LSTM: b"net", _LSTM_UNICHARSET: b"1\nNULL 0 Common 0\n",
+              _LEGACY_UNICHARSET: b"1\n", -1: bytes([24])}
+    (data / "xyz.traineddata").write_bytes(_joined(legacy))
+
+    class Library:  # what the copy is made from: the folder an engine loaded
+        @staticmethod
+        def TessBaseAPIGetDatapath(handle):  # noqa: N802 (the C function's name)
+            return str(data).encode() + b"/"
+
+    assert not tesseract_engine._no_lean_copy("xyz", "A")
+    tesseract_engine._make_lean_copy(Library(), 1, "xyz", "A")
+    assert tesseract_engine._lean_folder("xyz", "A") is None
+    assert tesseract_engine._no_lean_copy("xyz", "A")
+    # Changed data is looked at again.
+    (data / "xyz.traineddata").write_bytes(_joined(legacy) + b"\0")
+    assert not tesseract_engine._no_lean_copy("xyz", "A")

@@ -107,7 +107,7 @@ class TesseractEngine:
             handle = self._started(lib, language, None)
             if handle is None:
                 raise EngineError(f"Tesseract could not load the language data {language!r}")
-            if lean is None:
+            if lean is None and not _no_lean_copy(language, whitelist):
                 _make_lean_copy(lib, handle, language, whitelist)
         self._handle: int | None = handle
         lib.TessBaseAPISetPageSegMode(handle, int(psm))
@@ -187,18 +187,35 @@ def _lean_folder_for(language: str, whitelist: str) -> Path:
     return cache_dir() / "tesseract" / hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
+def _stamp(folder: Path) -> dict | None:
+    """What the folder's copy was made from, if that source is unchanged since."""
+    try:
+        stamp = json.loads((folder / _STAMP).read_text())
+        source = os.stat(stamp["source"])
+        if [stamp["size"], stamp["mtime_ns"]] == [source.st_size, source.st_mtime_ns]:
+            return stamp
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return None
+
+
 def _lean_folder(language: str, whitelist: str) -> Path | None:
     """The folder of the lean copy of ``language`` for ``whitelist``, if it is made and its
     source is unchanged since (a stat of two files)."""
     folder = _lean_folder_for(language, whitelist)
+    stamp = _stamp(folder)
     try:
-        stamp = json.loads((folder / _STAMP).read_text())
-        source = os.stat(stamp["source"])
         lean = os.stat(folder / f"{language}.traineddata")
-        made_from = [stamp["size"], stamp["mtime_ns"], stamp["lean_size"]]
-    except (OSError, ValueError, KeyError, TypeError):
+    except OSError:
         return None
-    return folder if made_from == [source.st_size, source.st_mtime_ns, lean.st_size] else None
+    return folder if stamp is not None and stamp.get("lean_size") == lean.st_size else None
+
+
+def _no_lean_copy(language: str, whitelist: str) -> bool:
+    """Whether the language's data, unchanged since it was looked at, can have no lean copy
+    (it is not LSTM-only data): it is not read again to find out at every start."""
+    stamp = _stamp(_lean_folder_for(language, whitelist))
+    return stamp is not None and stamp.get("lean_size", 0) is None
 
 
 def _make_lean_copy(lib: ctypes.CDLL, handle: int, language: str, whitelist: str) -> None:
@@ -210,18 +227,16 @@ def _make_lean_copy(lib: ctypes.CDLL, handle: int, language: str, whitelist: str
     source = Path(os.fsdecode(datapath)) / f"{language}.traineddata"
     folder = _lean_folder_for(language, whitelist)
     try:
-        data = source.read_bytes()
-        lean = lean_language_data(data, whitelist)
-        if lean is None:
-            return  # not LSTM-only data: the legacy engine needs the table
-        folder.mkdir(parents=True, exist_ok=True)
-        target = folder / f"{language}.traineddata"
-        partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
-        partial.write_bytes(lean)
-        partial.replace(target)  # a reader never sees half a file
         stat = source.stat()
+        lean = lean_language_data(source.read_bytes(), whitelist)
+        folder.mkdir(parents=True, exist_ok=True)
+        if lean is not None:  # else not LSTM-only data: the legacy engine needs the table
+            target = folder / f"{language}.traineddata"
+            partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
+            partial.write_bytes(lean)
+            partial.replace(target)  # a reader never sees half a file
         stamp = {"source": str(source), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
-                 "lean_size": len(lean)}
+                 "lean_size": None if lean is None else len(lean)}
         partial = folder / f"{_STAMP}.{os.getpid()}.partial"
         partial.write_text(json.dumps(stamp))
         partial.replace(folder / _STAMP)
