@@ -151,3 +151,40 @@ def test_motion_blurred_letters_read_after_deblurring(monkeypatch: pytest.Monkey
     before = wrong(read.read_board(photo.image, None, "en").board)
     assert before >= 12
     assert after <= 7
+
+
+def test_tables_kept_in_the_cache_are_those_made(tmp_path, monkeypatch):
+    from vision import deblur
+
+    monkeypatch.setenv("TILECAM_CACHE", str(tmp_path))
+    deblur._tables.cache_clear()
+    try:
+        made = deblur._tables()  # made, and kept
+        path = deblur._tables_path()
+        assert path.is_file() and path.parent == tmp_path
+        deblur._tables.cache_clear()
+        read_back = deblur._tables()
+        for a, b in zip(made, read_back, strict=True):
+            assert a.dtype == b.dtype == np.float32 and np.array_equal(a, b)
+        # The tables are those the module makes: the candidates' autocorrelations and the
+        # anisotropic cusps smoothed with them.
+        blurs = deblur.candidate_blurs()
+        assert np.array_equal(read_back[0][5], deblur._autocorrelation(deblur.blur_psf(*blurs[5])))
+        assert np.array_equal(read_back[1],
+                              deblur._smoothed(deblur._anisotropic_cusps(), read_back[0]))
+        # A damaged file is made again.
+        path.write_bytes(b"not a table")
+        deblur._tables.cache_clear()
+        again = deblur._tables()
+        assert np.array_equal(again[0], made[0]) and np.load(path).dtype == np.float32
+    finally:
+        deblur._tables.cache_clear()
+
+
+def test_tables_are_named_by_the_code_that_makes_them(tmp_path, monkeypatch):
+    from vision import deblur
+
+    monkeypatch.setenv("TILECAM_CACHE", str(tmp_path))
+    name = deblur._tables_path().name
+    monkeypatch.setattr(deblur.np, "__version__", "0.0")
+    assert deblur._tables_path().name != name

@@ -63,6 +63,14 @@ def test_game_frames_locate_within_a_fraction_of_a_square(frame):
     assert found.quality > 0.5
 
 
+def test_quality_judged_only_when_asked():
+    image = read_photo(GAME / "image-27.jpg")
+    judged, unjudged = locate_board(image), locate_board(image, quality=False)
+    assert np.array_equal(judged.corners, unjudged.corners)
+    assert np.array_equal(judged.homography, unjudged.homography)
+    assert judged.quality > 0.5 and np.isnan(unjudged.quality)
+
+
 @pytest.mark.parametrize("name", sorted(JHEIDEL_CORNERS))
 def test_phone_photos_locate_the_grid_not_the_board_edge(name):
     image = read_photo(JHEIDEL / name)

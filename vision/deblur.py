@@ -40,12 +40,18 @@ and the faces' colours keep the photo as taken.
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import math
+import os
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import cv2
 import numpy as np
+
+log = logging.getLogger(__name__)
 
 #: Largest shift (pixels) at which the structure function is measured and fitted: beyond the
 #: longest motion blurs the renderer gives (7 px) and as long as the longest candidate's half.
@@ -222,11 +228,52 @@ def _autocorrelation(psf: np.ndarray) -> np.ndarray:
     return cv2.matchTemplate(padded, psf, cv2.TM_CCORR)
 
 
-@lru_cache(maxsize=1)
 def _autocorrelations() -> np.ndarray:
     """Each candidate blur's point-spread autocorrelation (:func:`_autocorrelation`), (C, S, S)
     float32."""
-    return np.stack([_autocorrelation(blur_psf(*blur)) for blur in candidate_blurs()])
+    return _tables()[0]
+
+
+def _tables_path() -> Path:
+    """Where the tables of :func:`_tables` are kept: in the user's cache, named by this module's
+    source and the versions of NumPy and OpenCV, which are all that make them."""
+    from vision.stock import cache_dir
+
+    source = Path(__file__).read_bytes()
+    key = hashlib.sha256(source + f"\0{np.__version__}\0{cv2.__version__}".encode())
+    return cache_dir() / f"deblur-tables-{key.hexdigest()[:16]}.npy"
+
+
+@lru_cache(maxsize=1)
+def _tables() -> tuple[np.ndarray, np.ndarray]:
+    """The candidates' autocorrelations (C, S, S) and :func:`_smoothed` of the anisotropic
+    cusps (C, F, K), the same for every photo: made in 10-15 ms at a process's first estimate
+    (two hundred kernels drawn and correlated), so kept in the user's cache and read from there
+    (a fraction of a millisecond), as made, to the last bit."""
+    count, fitted = len(candidate_blurs()), int(_FITTED.sum())
+    shapes = ((count, _SUPPORT, _SUPPORT), (count, fitted, 2 * len(ANISOTROPY_ORDERS)))
+    sizes = [math.prod(shape) for shape in shapes]
+    path = _tables_path()
+    try:
+        stored = np.load(path, allow_pickle=False)
+        if stored.dtype == np.float32 and stored.shape == (sum(sizes),):
+            return (stored[: sizes[0]].reshape(shapes[0]),
+                    stored[sizes[0] :].reshape(shapes[1]))
+        log.warning("%s holds %s %s, not the deblurring tables: made again", path,
+                    stored.dtype, stored.shape)
+    except (OSError, ValueError) as exc:
+        if not isinstance(exc, FileNotFoundError):
+            log.warning("could not read the deblurring tables %s (%s): made again", path, exc)
+    autos = np.stack([_autocorrelation(blur_psf(*blur)) for blur in candidate_blurs()])
+    anisotropic = _smoothed(_anisotropic_cusps(), autos).astype(np.float32)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{path.name}.{os.getpid()}.partial.npy")
+        np.save(partial, np.concatenate([autos.ravel(), anisotropic.ravel()]))
+        partial.replace(path)  # a reader never sees half a file
+    except OSError as exc:
+        log.warning("could not keep the deblurring tables in %s (%s)", path, exc)
+    return autos, anisotropic
 
 
 def _shifts(side: int) -> tuple[np.ndarray, np.ndarray]:
@@ -271,10 +318,9 @@ def _smoothed(cusps: np.ndarray, autos: np.ndarray | None = None) -> np.ndarray:
     return smoothed.reshape(len(autos), index.shape[1], len(cusps))
 
 
-@lru_cache(maxsize=1)
 def _anisotropic_smoothed() -> np.ndarray:
     """:func:`_smoothed` of the anisotropic cusps, the same for every photo."""
-    return _smoothed(_anisotropic_cusps())
+    return _tables()[1]
 
 
 @lru_cache(maxsize=1)
@@ -348,7 +394,8 @@ def structure_function(grey: np.ndarray, mask: np.ndarray | None = None) -> np.n
 
     def spectrum(values: np.ndarray) -> np.ndarray:
         padded[:PATCH, :PATCH] = values
-        return cv2.dft(padded, flags=cv2.DFT_COMPLEX_OUTPUT)
+        # The rows of padding are zeros: OpenCV skips them (the same spectrum, a tenth sooner).
+        return cv2.dft(padded, flags=cv2.DFT_COMPLEX_OUTPUT, nonzeroRows=PATCH)
 
     ones_f = spectrum(np.ones((PATCH, PATCH), np.float32))
     squares_f = np.zeros((n, n, 2), np.float32)

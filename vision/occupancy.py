@@ -46,6 +46,7 @@ import cv2
 import numpy as np
 
 from scorer.squares import PREMIUM_LAYOUT
+from vision.medians import median
 from vision.rectify import square_crops
 
 SIZE = 15
@@ -150,7 +151,7 @@ def _lightness(log_grey: np.ndarray, occupied: np.ndarray, usable: np.ndarray) -
     Only ``usable`` squares (not washed out by glare) enter the fit.
     """
     groups = np.where(occupied, _TILE, _KIND_INDEX).ravel()
-    present = np.unique(groups)
+    present = np.flatnonzero(np.bincount(groups))  # the groups present, as np.unique
     indicator = (groups[:, None] == present[None, :]).astype(np.float64)
     design = np.hstack([_SHADING_TERMS, indicator])
     target = log_grey.ravel()
@@ -159,7 +160,7 @@ def _lightness(log_grey: np.ndarray, occupied: np.ndarray, usable: np.ndarray) -
     for _ in range(2):
         solution, *_ = np.linalg.lstsq(design[keep], target[keep], rcond=None)
         residual = target - design @ solution
-        spread = 1.4826 * np.median(np.abs(residual[keep] - np.median(residual[keep])))
+        spread = 1.4826 * median(np.abs(residual[keep] - median(residual[keep])))
         keep = (np.abs(residual) <= max(3 * spread, 0.05)) & usable.ravel()
     shading = (_SHADING_TERMS @ solution[:5]).reshape(SIZE, SIZE)
     return log_grey - shading
@@ -278,8 +279,8 @@ def _explain(
 
 def _median_spread(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-feature median and spread (scaled median absolute deviation, floored)."""
-    centre = np.median(samples, axis=0)
-    spread = 1.4826 * np.median(np.abs(samples - centre), axis=0)
+    centre = median(samples, axis=0)
+    spread = 1.4826 * median(np.abs(samples - centre), axis=0)
     return centre, np.maximum(spread, _SELF_SPREAD_FLOOR)
 
 
@@ -463,7 +464,7 @@ class OccupancyModel:
         else:
             # How far each type's own squares spread (light, print) around its look.
             spread = np.array(
-                [np.median(distance[members & everything]) if (members & everything).any()
+                [median(distance[members & everything]) if (members & everything).any()
                  else 0.0 for members in _TYPE_MEMBERS]
             )[_TYPE_OF_SQUARE]
             stray = (distance > np.maximum(2.0, 3 * 1.4826 * spread)) & everything

@@ -50,6 +50,7 @@ from vision.letters import (
     LetterGuess,
     crop_margin_px,
 )
+from vision.medians import median, percentile
 from vision.stock import stock_classifier, stock_for_unseen
 from vision.tesseract_reader import TesseractReader
 
@@ -392,8 +393,8 @@ def missed_tiles(
     heights = [g.height for g in glyphs if g is not None]
     if len(heights) < 3:
         return []
-    typical = float(np.median(heights))
-    face = float(np.median(finder.face_brightness(lettered, turns)))
+    typical = float(median(heights))
+    face = float(median(finder.face_brightness(lettered, turns)))
     # A tile lies beside another (words have two letters or more): a letter on a square with
     # no tile beside it is a neighbour's seen by parallax, or a mark on the board.
     beside = set(lettered)
@@ -449,14 +450,14 @@ def letters_under_glare(
     if len(heights) < 3 or not bare:
         return {}
     lettered = [sq for sq, g in zip(squares, glyphs, strict=True) if g is not None]
-    typical_face = float(np.median(finder.face_brightness(lettered, turns)))
+    typical_face = float(median(finder.face_brightness(lettered, turns)))
     gains = glare_gains(finder.face_brightness(bare, turns), typical_face)
     bright = gains > 1.0
     if not bright.any():
         return {}
     looked_at = [sq for sq, b in zip(bare, bright, strict=True) if b]
     found = finder.glyphs(looked_at, turns, gains=gains[bright])
-    typical = float(np.median(heights))
+    typical = float(median(heights))
     return {
         square: glyph for square, glyph in zip(looked_at, found, strict=True)
         if glyph is not None
@@ -521,13 +522,13 @@ def face_likeness(
     upright = np.rot90(rectified, turns)
     faces = _middles(upright, lettered, square_px)
     # A lettered tile's face is its brighter part (the letter is darker).
-    light = faces[..., 0] >= np.percentile(faces[..., 0], 60, axis=1, keepdims=True)
-    face_colour = np.nanmedian(np.where(light[..., None], faces, np.nan), axis=1)
+    light = faces[..., 0] >= percentile(faces[..., 0], 60, axis=1)
+    face_colour = np.stack([median(f[m], axis=0) for f, m in zip(faces, light, strict=True)])
     kinds = np.array([[kind for kind in row] for row in PREMIUM_LAYOUT])
     empty = np.argwhere(~occupied)
     if len(empty) == 0:
         return ones, ones
-    empty_colour = np.median(_middles(upright, [tuple(e) for e in empty], square_px), axis=1)
+    empty_colour = median(_middles(upright, [tuple(e) for e in empty], square_px), axis=1)
     bare_array = np.asarray(bare)
     # The three nearest empty squares of each bare square's premium type.
     distance = np.abs(bare_array[:, None, :] - empty[None, :, :]).sum(axis=2).astype(np.float64)
@@ -537,10 +538,12 @@ def face_likeness(
     referenced = np.isfinite(np.take_along_axis(distance, around, axis=1))
     known = referenced.any(axis=1)
     empty_reference = np.zeros((len(bare), 3), np.float32)
-    if known.any():
-        colour = np.where(referenced[..., None], empty_colour[around], np.nan)
-        empty_reference[known] = np.nanmedian(colour[known], axis=1)
-    face = np.median(face_colour[_nearest(bare, np.asarray(lettered), 3)], axis=1)
+    full = referenced.all(axis=1)
+    if full.any():
+        empty_reference[full] = median(empty_colour[around[full]], axis=1)
+    for i in np.flatnonzero(known & ~full):  # fewer than three squares of its kind are empty
+        empty_reference[i] = median(empty_colour[around[i][referenced[i]]], axis=0)
+    face = median(face_colour[_nearest(bare, np.asarray(lettered), 3)], axis=1)
     pixels = _middles(upright, bare, square_px)
     to_face = np.linalg.norm(pixels - face[:, None, :], axis=2)
     to_empty = np.linalg.norm(pixels - empty_reference[:, None, :], axis=2)
@@ -677,7 +680,7 @@ def stray_marks(
     heights = [g.height for g in glyphs if g is not None]
     if len(heights) < 3:
         return []
-    typical = float(np.median(heights))
+    typical = float(median(heights))
     return [
         square for square, glyph in zip(squares, glyphs, strict=True)
         if glyph is not None and glyph.height < MARK_HEIGHT * typical
@@ -847,7 +850,7 @@ def marks_above(glyphs: list[Glyph | None]) -> list[bool]:
     [False, False, True, False, False]
     """
     heights = [g.height for g in glyphs if g is not None]
-    typical = float(np.median(heights)) if len(heights) >= 3 else None
+    typical = float(median(heights)) if len(heights) >= 3 else None
     return [
         g is not None and (g.marked or (typical is not None and g.height > MARKED_HEIGHT * typical))
         for g in glyphs
@@ -967,7 +970,7 @@ def read_board(
     # may show the board turned any way.
     fixed_camera = corners is not None
     if corners is None:
-        corners = locate_board(image).corners
+        corners = locate_board(image, quality=False).corners
     corners = np.asarray(corners, np.float32)
     rectified = rectify_with_margin(image, corners)
     # The profile's occupancy model learnt the colours of its own camera, light and white

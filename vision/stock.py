@@ -104,10 +104,11 @@ class StockSamples:
                         f"{path}: stock samples of version {versions}, this tilecam reads "
                         f"{[STOCK_VERSION, FEATURES_VERSION]}"
                     )
+                mapped = _mapped_members(path, ("features.npy", "labels.npy", "blurs.npy"))
                 samples = cls(
-                    features=_mapped_member(path, "features.npy"),
-                    labels=data["labels"],
-                    blurs=data["blurs"],
+                    features=mapped["features.npy"],
+                    labels=mapped["labels.npy"],
+                    blurs=mapped["blurs.npy"],
                     fonts=tuple(data["fonts"].tolist()),
                     font_of=data["font_of"].astype(np.int64),
                 )
@@ -121,37 +122,46 @@ class StockSamples:
         return samples
 
 
-def _mapped_member(path: Path, member: str) -> np.ndarray:
-    """An array stored uncompressed in an ``.npz`` file, mapped from the file rather than
-    read: reading the features through :mod:`zipfile` (copied in chunks, checksummed) took
-    most of a cold start's loading, while the classifier touches them only once, to compare
-    the photo's glyphs with all of them.  Read as usual where the member is compressed."""
+def _mapped_members(path: Path, members: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """Arrays stored uncompressed in an ``.npz`` file, mapped from the file (once for all of
+    them) rather than read: reading the features through :mod:`zipfile` (copied in chunks,
+    checksummed) took most of a cold start's loading, and the blur tags (1.2 MB of text)
+    5 ms of it, while the classifier touches them only once.  Read as usual where a member is
+    compressed."""
+    arrays: dict[str, np.ndarray] = {}
     with zipfile.ZipFile(path) as archive:
-        info = archive.getinfo(member)
-        if info.compress_type != zipfile.ZIP_STORED:
-            with archive.open(member) as stream:
-                return np.lib.format.read_array(stream, allow_pickle=False)
+        infos = {member: archive.getinfo(member) for member in members}
+        for member, info in infos.items():
+            if info.compress_type != zipfile.ZIP_STORED:
+                with archive.open(member) as stream:
+                    arrays[member] = np.lib.format.read_array(stream, allow_pickle=False)
+    mapped = None
     with open(path, "rb") as file:
-        file.seek(info.header_offset)
-        local = file.read(30)
-        if local[:4] != b"PK\x03\x04":
-            raise ValueError(f"no local header for {member}")
-        name_length, extra_length = struct.unpack("<HH", local[26:30])
-        file.seek(info.header_offset + 30 + name_length + extra_length)
-        version = np.lib.format.read_magic(file)
-        read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                       else np.lib.format.read_array_header_2_0)
-        shape, fortran, dtype = read_header(file)
-        offset = file.tell()
-        if dtype.hasobject or fortran:
-            raise ValueError(f"{member}: not a plain array")
-        count = int(np.prod(shape))
-        if offset + count * dtype.itemsize > info.header_offset + 30 + name_length \
-                + extra_length + info.file_size:
-            raise ValueError(f"{member}: shorter than its header says")
-        mapped = mmap.mmap(file.fileno(), 0, flags=mmap.MAP_SHARED | _POPULATE,
-                           prot=mmap.PROT_READ)
-    return np.frombuffer(mapped, dtype, count, offset).reshape(shape)
+        for member, info in infos.items():
+            if member in arrays:
+                continue
+            file.seek(info.header_offset)
+            local = file.read(30)
+            if local[:4] != b"PK\x03\x04":
+                raise ValueError(f"no local header for {member}")
+            name_length, extra_length = struct.unpack("<HH", local[26:30])
+            file.seek(info.header_offset + 30 + name_length + extra_length)
+            version = np.lib.format.read_magic(file)
+            read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                           else np.lib.format.read_array_header_2_0)
+            shape, fortran, dtype = read_header(file)
+            offset = file.tell()
+            if dtype.hasobject or fortran:
+                raise ValueError(f"{member}: not a plain array")
+            count = int(np.prod(shape))
+            if offset + count * dtype.itemsize > info.header_offset + 30 + name_length \
+                    + extra_length + info.file_size:
+                raise ValueError(f"{member}: shorter than its header says")
+            if mapped is None:
+                mapped = mmap.mmap(file.fileno(), 0, flags=mmap.MAP_SHARED | _POPULATE,
+                                   prot=mmap.PROT_READ)
+            arrays[member] = np.frombuffer(mapped, dtype, count, offset).reshape(shape)
+    return arrays
 
 
 @lru_cache(maxsize=1)

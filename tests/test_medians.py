@@ -1,0 +1,65 @@
+"""Medians and percentiles without numpy.ma: NumPy's results to the last bit, and no import."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.medians import median, percentile
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _same(ours: object, numpys: object) -> bool:
+    a, b = np.asarray(ours), np.asarray(numpys)
+    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_median_is_numpys_to_the_last_bit(dtype):
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        shape = tuple(rng.integers(1, 8, rng.integers(1, 4)))
+        values = rng.normal(0, 100, shape).astype(dtype)
+        if rng.random() < 0.3:
+            values = np.round(values / 40) * 40  # ties
+        for axis in [None, *range(len(shape))]:
+            ours, numpys = median(values, axis=axis), np.median(values, axis=axis)
+            assert _same(ours, numpys) and type(ours) is type(numpys), (shape, axis)
+
+
+@pytest.mark.parametrize("q", [0, 10, 33.3, 50, 60, 100, np.float64(60), np.float32(60)])
+def test_percentile_is_numpys_to_the_last_bit(q):
+    rng = np.random.default_rng(12)
+    for _ in range(200):
+        shape = tuple(rng.integers(1, 8, rng.integers(1, 4)))
+        values = rng.normal(0, 100, shape).astype(rng.choice([np.float32, np.float64]))
+        for axis in range(len(shape)):
+            assert _same(percentile(values, q, axis),
+                         np.percentile(values, q, axis=axis, keepdims=True)), (shape, axis)
+
+
+def test_nan_and_whole_numbers_are_left_to_numpy():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert np.isnan(median(np.array([1.0, np.nan, 3.0])))
+        assert np.isnan(median(np.array([[1.0, 2.0], [np.nan, 4.0]]), axis=0)[0])
+        assert np.isnan(percentile(np.array([[1.0, np.nan, 2.0]]), 60, axis=1)[0, 0])
+    assert median([4, 1, 3, 2]) == 2.5
+
+
+def test_neither_imports_numpy_ma():
+    code = ("import sys, numpy as np\n"
+            f"sys.path.insert(0, {str(REPO)!r})\n"
+            "from vision.medians import median, percentile\n"
+            "a = np.random.default_rng(0).normal(size=(9, 20)).astype(np.float32)\n"
+            "median(a); median(a, axis=1); percentile(a, 60, axis=1)\n"
+            "print('numpy.ma' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
