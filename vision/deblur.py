@@ -43,13 +43,14 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+from vision.cache import cache_dir, write_whole
 
 log = logging.getLogger(__name__)
 
@@ -237,8 +238,6 @@ def _autocorrelations() -> np.ndarray:
 def _tables_path() -> Path:
     """Where the tables of :func:`_tables` are kept: in the user's cache, named by this module's
     source and the versions of NumPy and OpenCV, which are all that make them."""
-    from vision.stock import cache_dir
-
     source = Path(__file__).read_bytes()
     key = hashlib.sha256(source + f"\0{np.__version__}\0{cv2.__version__}".encode())
     return cache_dir() / f"deblur-tables-{key.hexdigest()[:16]}.npy"
@@ -267,10 +266,8 @@ def _tables() -> tuple[np.ndarray, np.ndarray]:
     autos = np.stack([_autocorrelation(blur_psf(*blur)) for blur in candidate_blurs()])
     anisotropic = _smoothed(_anisotropic_cusps(), autos).astype(np.float32)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f"{path.name}.{os.getpid()}.partial.npy")
-        np.save(partial, np.concatenate([autos.ravel(), anisotropic.ravel()]))
-        partial.replace(path)  # a reader never sees half a file
+        tables = np.concatenate([autos.ravel(), anisotropic.ravel()])
+        write_whole(path, lambda partial: np.save(partial, tables), suffix=".npy")
     except OSError as exc:
         log.warning("could not keep the deblurring tables in %s (%s)", path, exc)
     return autos, anisotropic

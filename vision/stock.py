@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import logging
 import mmap
-import os
 import struct
 import zipfile
 from collections.abc import Callable
@@ -31,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.cache import cache_dir, write_whole
 from vision.letters import FEATURES_VERSION, LetterClassifier
 
 log = logging.getLogger(__name__)
@@ -46,16 +46,6 @@ _POPULATE = getattr(mmap, "MAP_POPULATE", 0)
 
 class StockError(ValueError):
     """The stock samples file cannot be used (what is wrong, and where)."""
-
-
-def cache_dir() -> Path:
-    """Where tilecam keeps what it builds once per machine: ``$TILECAM_CACHE``, else
-    ``$XDG_CACHE_HOME/tilecam``, else ``~/.cache/tilecam``."""
-    own = os.environ.get("TILECAM_CACHE")
-    if own:
-        return Path(own)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "tilecam"
 
 
 def stock_path() -> Path:
@@ -78,10 +68,8 @@ class StockSamples:
         and inflating them took longer than the rest of loading.  They are written in the
         order the classifier keeps them (by blur, then letter), so that it learns them as they
         lie in the file, with nothing copied."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(path.name + ".partial.npz")
         order = np.lexsort((self.labels.astype(str), self.blurs.astype(str)))
-        np.savez(
+        write_whole(path, lambda partial: np.savez(
             partial,
             features=self.features.astype(np.float32)[order],
             labels=self.labels.astype(str)[order],
@@ -89,8 +77,7 @@ class StockSamples:
             fonts=np.array(self.fonts, dtype=str),
             font_of=self.font_of.astype(np.int16)[order],
             versions=np.array([STOCK_VERSION, FEATURES_VERSION], np.int64),
-        )
-        partial.replace(path)  # a reader never sees half a file
+        ), suffix=".npz")
 
     @classmethod
     def load(cls, path: Path) -> StockSamples:

@@ -45,6 +45,8 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.cache import cache_dir, write_whole
+
 log = logging.getLogger(__name__)
 
 #: Names the library goes by (the Debian package's first).
@@ -180,8 +182,6 @@ _PRIVATE_USE = 0xE000
 def _lean_folder_for(language: str, whitelist: str) -> Path:
     """The folder of the lean copy of ``language`` for ``whitelist`` (in the user's cache; one
     per language data folder that ``TESSDATA_PREFIX`` may name)."""
-    from vision.stock import cache_dir
-
     key = "\0".join((str(LEAN_VERSION), language, whitelist,
                      os.environ.get("TESSDATA_PREFIX", "")))
     return cache_dir() / "tesseract" / hashlib.sha256(key.encode()).hexdigest()[:16]
@@ -229,17 +229,12 @@ def _make_lean_copy(lib: ctypes.CDLL, handle: int, language: str, whitelist: str
     try:
         stat = source.stat()
         lean = lean_language_data(source.read_bytes(), whitelist)
-        folder.mkdir(parents=True, exist_ok=True)
         if lean is not None:  # else not LSTM-only data: the legacy engine needs the table
-            target = folder / f"{language}.traineddata"
-            partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
-            partial.write_bytes(lean)
-            partial.replace(target)  # a reader never sees half a file
+            write_whole(folder / f"{language}.traineddata",
+                        lambda partial: partial.write_bytes(lean))
         stamp = {"source": str(source), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
                  "lean_size": None if lean is None else len(lean)}
-        partial = folder / f"{_STAMP}.{os.getpid()}.partial"
-        partial.write_text(json.dumps(stamp))
-        partial.replace(folder / _STAMP)
+        write_whole(folder / _STAMP, lambda partial: partial.write_text(json.dumps(stamp)))
     except (OSError, ValueError) as exc:
         log.warning("could not make lean Tesseract language data in %s (%s): each start "
                     "loads Tesseract's own, some 60 ms slower", folder, exc)
