@@ -397,9 +397,7 @@ def missed_tiles(
     face = float(median(finder.face_brightness(lettered, turns)))
     # A tile lies beside another (words have two letters or more): a letter on a square with
     # no tile beside it is a neighbour's seen by parallax, or a mark on the board.
-    beside = set(lettered)
-    empty = [tuple(map(int, rc)) for rc in np.argwhere(~occupied & _PLAIN)
-             if any(n in beside for n in _neighbours((int(rc[0]), int(rc[1]))))]
+    empty = _free_beside(~occupied & _PLAIN, lettered)
     brightness = finder.face_brightness(empty, turns)
     # A tile under glare (brighter than the tiles' faces) has its letter's contrast raised
     # by as much (see letters_under_glare).
@@ -579,11 +577,8 @@ def blanks_by_face(
     lettered = [sq for sq, g in zip(squares, glyphs, strict=True) if g is not None]
     if left <= 0 or len(lettered) < 3:
         return []
-    taken = np.zeros((SIZE, SIZE), bool)
-    taken[tuple(np.array(squares, np.int64).reshape(-1, 2).T)] = True
-    beside = set(lettered)
-    candidates = [tuple(map(int, rc)) for rc in np.argwhere(~taken)
-                  if any(n in beside for n in _neighbours((int(rc[0]), int(rc[1]))))]
+    taken = _taken(squares)
+    candidates = _free_beside(~taken, lettered)
     if not candidates:
         return []
     closer, match = face_likeness(rectified, turns, candidates, lettered, taken)
@@ -633,6 +628,26 @@ def not_blanks(
 
     ranked = sorted(bare, key=rank, reverse=True)
     return sorted(faceless + ranked[blanks:])
+
+
+def _taken(squares: list[tuple[int, int]]) -> np.ndarray:
+    """The board's squares (15x15 bool) that ``squares`` lists."""
+    taken = np.zeros((SIZE, SIZE), bool)
+    taken[tuple(np.array(squares, np.int64).reshape(-1, 2).T)] = True
+    return taken
+
+
+def _free_beside(free: np.ndarray, lettered: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The squares of the mask ``free`` (15x15) that have a ``lettered`` square beside them: a
+    tile lies beside another, as words have two letters or more.
+
+    >>> free = np.ones((15, 15), bool); free[7, 7] = False
+    >>> _free_beside(free, [(7, 7)])
+    [(6, 7), (7, 6), (7, 8), (8, 7)]
+    """
+    beside = set(lettered)
+    return [(int(r), int(c)) for r, c in np.argwhere(free)
+            if any(n in beside for n in _neighbours((int(r), int(c))))]
 
 
 def _neighbours(square: tuple[int, int]) -> tuple[tuple[int, int], ...]:
@@ -1020,8 +1035,7 @@ def read_board(
         glyphs = [glyphs[i] for i in order]
     bare = [sq for sq, g in zip(squares, glyphs, strict=True) if g is None]
     lettered = [sq for sq, g in zip(squares, glyphs, strict=True) if g is not None]
-    taken = np.zeros((SIZE, SIZE), bool)
-    taken[tuple(np.array(squares, np.int64).reshape(-1, 2).T)] = True
+    taken = _taken(squares)
     closer, match = face_likeness(rectified, turns, bare, lettered, taken)
     face = {sq: (float(a), float(b)) for sq, a, b in zip(bare, closer, match, strict=True)}
     removed = not_blanks(squares, glyphs, confidence, tiles.counts.get(BLANK, 0), face)
