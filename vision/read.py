@@ -526,7 +526,6 @@ def face_likeness(
     empty = np.argwhere(~occupied)
     if len(empty) == 0:
         return ones, ones
-    empty_colour = median(_middles(upright, [tuple(e) for e in empty], square_px), axis=1)
     bare_array = np.asarray(bare)
     # The three nearest empty squares of each bare square's premium type.
     distance = np.abs(bare_array[:, None, :] - empty[None, :, :]).sum(axis=2).astype(np.float64)
@@ -535,6 +534,12 @@ def face_likeness(
     around = np.argsort(distance, axis=1, kind="stable")[:, :3]
     referenced = np.isfinite(np.take_along_axis(distance, around, axis=1))
     known = referenced.any(axis=1)
+    # Only the empty squares some bare square compares with are looked at.
+    used = np.unique(around[referenced])
+    empty_colour = np.zeros((len(empty), 3), np.float32)
+    if len(used):
+        empty_colour[used] = median(
+            _middles(upright, [tuple(e) for e in empty[used]], square_px), axis=1)
     empty_reference = np.zeros((len(bare), 3), np.float32)
     full = referenced.all(axis=1)
     if full.any():
