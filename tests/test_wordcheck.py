@@ -67,6 +67,52 @@ def test_the_least_confident_letter_is_doubted_first(lexicon: Lexicon) -> None:
     assert fixed[7][6:9] == "SIT"
 
 
+def test_a_misread_letter_that_is_not_the_least_sure_is_mended_by_its_lookalike() -> None:
+    """BRIEF read BRTFF: its two least sure letters are the B and R, which mend nothing, and
+    the I and E were read as their glyphs' first guesses T and F.  Their second guesses mend
+    the word."""
+    lexicon = Lexicon.from_words(["BRIEF", "BRIEFS", "REEF", "TREF"])
+    rows = board((7, 3, "BRTFF"))
+    confidence = np.full((15, 15), 0.9)
+    confidence[7, 3], confidence[7, 4] = 0.05, 0.1
+    likeliest = {(7, 3): ("B", "R", "E"), (7, 4): ("R", "K", "A"), (7, 5): ("T", "I", "L"),
+                 (7, 6): ("F", "E", "T"), (7, 7): ("F", "P", "E")}
+    assert correct_words(rows, confidence, lexicon) == (rows, [])
+    fixed, changes = correct_words(rows, confidence, lexicon, likeliest=likeliest)
+    assert fixed[7][3:8] == "BRIEF"
+    assert changes == [((7, 5), "T", "I"), ((7, 6), "F", "E")]
+
+
+def test_only_lookalikes_mend_and_a_sure_letter_keeps_its_first_guess() -> None:
+    """XRIEF with its R and I the least sure letters (they mend nothing): BRIEF and GRIEF
+    both mend it at the X; the glyph's own guesses choose, and a letter read with near
+    certainty is not changed to a lesser guess."""
+    lexicon = Lexicon.from_words(["BRIEF", "GRIEF"])
+    rows = board((7, 3, "XRIEF"))
+    confidence = np.full((15, 15), 0.9)
+    confidence[7, 3], confidence[7, 4], confidence[7, 5] = 0.6, 0.1, 0.2
+    mended = {"XKB": "BRIEF", "XGB": "GRIEF", "XBG": "BRIEF", "XKY": "XRIEF"}
+    for guesses, word in mended.items():
+        fixed, _ = correct_words(rows, confidence, lexicon, likeliest={(7, 3): tuple(guesses)})
+        assert fixed[7][3:8] == word, guesses
+    confidence[7, 3] = 0.999
+    assert correct_words(rows, confidence, lexicon, likeliest={(7, 3): ("X", "B", "G")}) \
+        == (rows, [])
+    # ... but to the glyph's likeliest letter, which another reader overruled, it is.
+    fixed, _ = correct_words(rows, confidence, lexicon, likeliest={(7, 3): ("G", "X", "B")})
+    assert fixed[7][3:8] == "GRIEF"
+
+
+def test_letters_read_with_near_certainty_are_not_doubted(lexicon: Lexicon) -> None:
+    """HATS with its A's tile missed reads H.TS: the TS is no word, but its letters were read
+    for sure; changing them (to IS, a word) would add errors to the missing tile."""
+    rows = board((7, 5, "H"), (7, 7, "TS"))
+    confidence = np.full((15, 15), 0.995)
+    assert correct_words(rows, confidence, lexicon) == (rows, [])
+    confidence[7, 7] = 0.5
+    assert correct_words(rows, confidence, lexicon)[0][7][7:9] == "IS"
+
+
 def test_a_blank_stays_a_blank_and_leaves_its_word_free(lexicon: Lexicon) -> None:
     rows = board((7, 6, "C?T"))
     assert correct_words(rows, np.full((15, 15), 0.9), lexicon) == (rows, [])
