@@ -24,7 +24,12 @@ The grid lines are the one thing every edition shares, so the search uses only t
 5. Which 16 consecutive lines in each direction are the grid is decided by line support and by
    where empty squares were found: a board's edge can look like one more line, but no squares
    lie beyond it.  On a colour photo the premium squares may then move the window by up to two
-   lines, when one placement matches their layout clearly better than every other.
+   lines, when one placement matches their layout clearly better than every other; where none
+   does and the lines were seen over less than the grid (glare, tiles), to any window that
+   holds them.
+6. Where the lines seen stop short of that window, the lattice there is the fit to the lines
+   between empty squares, extrapolated; it is fitted and grown again within the window, the
+   peaks near it admitted from the start and a single hidden line stepped over.
 
 Boards small in a large photo (squares under 16 px at the first resolution) are searched again
 at twice the resolution.
@@ -794,7 +799,8 @@ def _premium_range(span: tuple[int, int], start: int) -> tuple[int, int]:
 
     Up to :data:`_PREMIUM_REACH` lines either way; where fewer lines than the grid's were seen
     (glare, tiles), beyond that every window that holds them is open too: the lines outside
-    them, which chose among those windows, are no more than noise there.
+    them, which chose among those windows, are no more than noise there.  (Asked only where
+    no window within that reach stands out.)
 
     >>> _premium_range((0, 15), 0), _premium_range((-5, 3), -10)
     ((-2, 2), (-4, 7))
@@ -983,13 +989,15 @@ def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
     y0 = _choose_window(ridges, homography, y_span, (x0, x0 + GRID_SIZE), False, floor, rows)
     x0 = _choose_window(ridges, homography, x_span, (y0, y0 + GRID_SIZE), True, floor, columns)
     if image.ndim == 3:
-        dx, dy = _premium_shift(
-            image, homography, x0, y0, attempt.scale,
-            _premium_range(x_span, x0), _premium_range(y_span, y0),
-        )
+        dx, dy = _premium_shift(image, homography, x0, y0, attempt.scale)
+        # The nearest windows first: among more, some shifts of the layout match it in part
+        # and can leave no window standing out.
+        farther = (_premium_range(x_span, x0), _premium_range(y_span, y0))
+        if (dx, dy) == (0, 0) and farther != ((-_PREMIUM_REACH, _PREMIUM_REACH),) * 2:
+            dx, dy = _premium_shift(image, homography, x0, y0, attempt.scale, *farther)
         x0, y0 = x0 + dx, y0 + dy
     # Where glare or tiles stopped the lines short of the window, the lattice there is the fit
-    # to the lines between empty squares, extrapolated (see _refine's admit_from_start).  Now
+    # to the lines between empty squares, extrapolated (see _refine's ``seen``).  Now
     # that the window is known, fit and grow again admitting the lines near the lattice from
     # the start, stepping over single hidden lines inside the window; keep that lattice if it
     # reaches over more of the window.
