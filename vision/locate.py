@@ -24,7 +24,12 @@ The grid lines are the one thing every edition shares, so the search uses only t
 5. Which 16 consecutive lines in each direction are the grid is decided by line support and by
    where empty squares were found: a board's edge can look like one more line, but no squares
    lie beyond it.  On a colour photo the premium squares may then move the window by up to two
-   lines, when one placement matches their layout clearly better than every other.
+   lines, when one placement matches their layout clearly better than every other; where none
+   does and the lines were seen over less than the grid (glare, tiles), to any window that
+   holds them.
+6. Where the lines seen stop short of that window, the lattice there is the fit to the lines
+   between empty squares, extrapolated; it is fitted and grown again within the window, the
+   peaks near it admitted from the start and a single hidden line stepped over.
 
 Boards small in a large photo (squares under 16 px at the first resolution) are searched again
 at twice the resolution.
@@ -543,6 +548,7 @@ def _refine(
     reach: float = 0.3,
     rounds: int = 3,
     empty: _EmptySquares | None = None,
+    seen: tuple[tuple[int, int], tuple[int, int]] | None = None,
 ) -> np.ndarray:
     """Refit the lattice to ridge peaks along lines ``x_lines`` and ``y_lines`` (inclusive).
 
@@ -551,10 +557,24 @@ def _refine(
     rounds admit, at :data:`_ADMIT_WEIGHT`, peaks elsewhere within :data:`_ADMIT_OFFSET` of that
     fit.  With too few such samples, every round takes only the peaks that close to the fit so
     far (the lattice of empty squares at first).
+
+    ``seen``: the first and last lines in each direction along which the lattice given was
+    grown; there the first round too admits the peaks elsewhere that lie that close to it.  The
+    lines between empty squares pin the lattice where they are, but a fit to them alone
+    extrapolates its perspective to the rest of the board: where they cover only a corner of
+    it, half a square off on the far side, beyond the reach of every later round.  The lattice
+    given knows better where it was grown along the lines (and no better beyond them).
     """
     v_points, v_index = _line_samples(*x_lines, (y_lines[0], y_lines[1]), vertical=True)
     h_points, h_index = _line_samples(*y_lines, (x_lines[0], x_lines[1]), vertical=False)
     trusted = np.ones(len(v_index) + len(h_index), bool)
+    admit_first = np.zeros(len(trusted), bool)
+    if seen is not None:
+        points = np.vstack([v_points, h_points])
+        admit_first = (
+            (points[:, 0] >= seen[0][0]) & (points[:, 0] <= seen[0][1])
+            & (points[:, 1] >= seen[1][0]) & (points[:, 1] <= seen[1][1])
+        )
     if empty is not None:
         v_bare, h_bare = empty.between(v_points, True), empty.between(h_points, False)
         # Too few of them to rest a fit on: the lattice found from the empty squares stands in
@@ -568,7 +588,11 @@ def _refine(
         floor = 0.4 * median(strength[strength > 0]) if (strength > 0).any() else 1.0
         offsets = np.abs(np.concatenate([v_off, h_off]))
         near = offsets < reach * (1.0 if round_number == 0 else 0.6)
-        admitted = ~trusted & (offsets < _ADMIT_OFFSET) & (round_number > 0 or not trusted.any())
+        admitted = (
+            ~trusted
+            & (offsets < _ADMIT_OFFSET)
+            & ((round_number > 0 or not trusted.any()) | admit_first)
+        )
         keep = (strength > floor) & ((trusted & near) | admitted)
         weights = np.sqrt(strength) * np.where(trusted, 1.0, _ADMIT_WEIGHT)
         refit = _fit_to_lines(
@@ -642,8 +666,18 @@ def _grow_by_lines(
     y_span: tuple[int, int],
     floor: float,
     empty: _EmptySquares | None = None,
+    admit_from_start: bool = False,
+    window: tuple[tuple[int, int], tuple[int, int]] | None = None,
 ) -> tuple[np.ndarray, tuple[int, int], tuple[int, int]]:
-    """Extend the fitted lattice line by line while the next line is seen on the board."""
+    """Extend the fitted lattice line by line while the next line is seen on the board.
+
+    ``admit_from_start``: each refit admits from its first round the peaks near the lattice
+    along the lines it has grown over (``seen``, see :func:`_refine`).  Within a known
+    ``window`` (first and last line in each direction), every line is a grid line: one hidden
+    (under a column of tiles, in glare) is stepped over when the line after it is seen, and no
+    line beyond the window is tried.  Without one, a line beyond the next could be a frame's
+    edge past the grid's last line.
+    """
     spans = [list(x_span), list(y_span)]
     limit = GRID_SIZE + 2
     for _ in range(2 * limit):
@@ -653,21 +687,69 @@ def _grow_by_lines(
                 continue
             other = spans[1 - axis]
             for end, step in ((0, -1), (1, 1)):
-                line = spans[axis][end] + step
-                support = _line_support(
-                    ridges, homography, np.array([line]), (other[0], other[1]),
-                    vertical=axis == 0, floor=floor, reach=0.25,
-                )[0]
-                if support >= 0.3:
-                    spans[axis][end] = line
-                    grown = True
+                for line in spans[axis][end] + step * np.arange(1, 2 if window is None else 3):
+                    if window is not None and not window[axis][0] <= line <= window[axis][1]:
+                        break
+                    support = _line_support(
+                        ridges, homography, np.array([line]), (other[0], other[1]),
+                        vertical=axis == 0, floor=floor, reach=0.25,
+                    )[0]
+                    if support >= 0.3:
+                        spans[axis][end] = int(line)
+                        grown = True
+                        break
         if not grown:
             break
         homography = _refine(
             ridges, homography, tuple(spans[0]), tuple(spans[1]), reach=0.2, rounds=2,
-            empty=empty,
+            empty=empty, seen=(spans[0], spans[1]) if admit_from_start else None,
         )
     return homography, (spans[0][0], spans[0][1]), (spans[1][0], spans[1][1])
+
+
+#: A lattice fitted to the lines: homography, first and last line in each direction seen, and
+#: the floor of ridge strength that counts as a line.
+_Fit = tuple[np.ndarray, tuple[int, int], tuple[int, int], float]
+
+
+def _fit_lines(
+    ridges: np.ndarray,
+    homography: np.ndarray,
+    x_span: tuple[int, int],
+    y_span: tuple[int, int],
+    empty: _EmptySquares | None,
+    admit_from_start: bool = False,
+    window: tuple[tuple[int, int], tuple[int, int]] | None = None,
+) -> _Fit:
+    """The lattice of the empty squares refined to the lines, then grown along them."""
+    homography = _refine(
+        ridges, homography, x_span, y_span, empty=empty,
+        seen=(x_span, y_span) if admit_from_start else None,
+    )
+    points, _ = _line_samples(*x_span, y_span, vertical=True)
+    _, _, strength = _peaks(ridges, homography, points, True, reach=0.1)
+    floor = 0.4 * float(median(strength))
+    homography, x_span, y_span = _grow_by_lines(
+        ridges, homography, x_span, y_span, floor, empty, admit_from_start, window
+    )
+    return homography, x_span, y_span, floor
+
+
+def _lines_in_window(
+    x_span: tuple[int, int], y_span: tuple[int, int], x0: int, y0: int
+) -> int:
+    """How many of the window's 2 x 15 steps between lines (across plus down) the spans cover."""
+    across = min(x_span[1], x0 + GRID_SIZE) - max(x_span[0], x0)
+    down = min(y_span[1], y0 + GRID_SIZE) - max(y_span[0], y0)
+    return max(across, 0) + max(down, 0)
+
+
+def _window_starts(span: tuple[int, int]) -> np.ndarray:
+    """First lines of the 16-line windows that overlap ``span`` (that hold it, if shorter)."""
+    low, high = span
+    if high - low <= GRID_SIZE:
+        return np.arange(high - GRID_SIZE, low + 1)
+    return np.arange(low, high - GRID_SIZE + 1)
 
 
 def _choose_window(
@@ -686,11 +768,7 @@ def _choose_window(
     columns count most: a straight edge just outside the grid (the board's border, a frame) can
     look like a grid line, but no squares lie beyond the grid.
     """
-    low, high = span
-    if high - low <= GRID_SIZE:
-        starts = np.arange(high - GRID_SIZE, low + 1)
-    else:
-        starts = np.arange(low, high - GRID_SIZE + 1)
+    starts = _window_starts(span)
     lines = np.arange(starts[0], starts[-1] + GRID_SIZE + 1)
     support = _line_support(ridges, homography, lines, along, vertical, floor, reach=0.12)
     occupied_columns = set(int(c) for c in cell_columns)
@@ -710,15 +788,41 @@ _PREMIUM = np.array([[kind != "." for kind in row] for row in PREMIUM_LAYOUT])
 #: How much better (in the score's units, a share of the colour spread) a shifted window must
 #: match the premium layout than any other window to replace the window chosen by the lines.
 _PREMIUM_MARGIN = 0.15
-#: The farthest shift (in lines) of the window that the premium squares may ask for.
+#: The farthest shift (in lines) of the window that the premium squares may ask for, beyond the
+#: windows that the lines leave open.
 _PREMIUM_REACH = 2
 
 
+def _premium_range(span: tuple[int, int], start: int) -> tuple[int, int]:
+    """The shifts of the window starting at line ``start`` that the premium squares may ask for,
+    along a direction in which the lines seen run over ``span``.
+
+    Up to :data:`_PREMIUM_REACH` lines either way; where fewer lines than the grid's were seen
+    (glare, tiles), beyond that every window that holds them is open too: the lines outside
+    them, which chose among those windows, are no more than noise there.  (Asked only where
+    no window within that reach stands out.)
+
+    >>> _premium_range((0, 15), 0), _premium_range((-5, 3), -10)
+    ((-2, 2), (-4, 7))
+    """
+    reach = _PREMIUM_REACH
+    if span[1] - span[0] >= GRID_SIZE:
+        return (-reach, reach)
+    starts = _window_starts(span)
+    return (int(starts[0]) - reach - start, int(starts[-1]) + reach - start)
+
+
 def _premium_shift(
-    image: np.ndarray, homography: np.ndarray, x0: int, y0: int, scale: float
+    image: np.ndarray,
+    homography: np.ndarray,
+    x0: int,
+    y0: int,
+    scale: float,
+    x_range: tuple[int, int] = (-_PREMIUM_REACH, _PREMIUM_REACH),
+    y_range: tuple[int, int] = (-_PREMIUM_REACH, _PREMIUM_REACH),
 ) -> tuple[int, int]:
-    """The shift by up to :data:`_PREMIUM_REACH` lines, if any, of the chosen 15x15 window that
-    puts the premium squares where the board's layout has them.
+    """The shift within ``x_range`` and ``y_range`` (lines, both ends included), if any, of the
+    chosen 15x15 window that puts the premium squares where the board's layout has them.
 
     A band of the frame just outside the grid can pass for one more row of squares, and under
     a row of tiles the grid's last lines are hard to see; the premium squares' colours settle
@@ -728,21 +832,20 @@ def _premium_shift(
     from every other: glare or many tiles can make all windows score alike, and then the lines
     know better.
     """
-    reach = _PREMIUM_REACH
-    side = GRID_SIZE + 2 * reach
+    (x_low, x_high), (y_low, y_high) = x_range, y_range
     offsets = np.array([[0.5, 0.5], [0.3, 0.3], [0.7, 0.3], [0.3, 0.7], [0.7, 0.7]])
-    cols, rows = np.meshgrid(np.arange(-reach, GRID_SIZE + reach),
-                             np.arange(-reach, GRID_SIZE + reach))
+    cols, rows = np.meshgrid(np.arange(x_low, GRID_SIZE + x_high),
+                             np.arange(y_low, GRID_SIZE + y_high))
     lattice = np.stack([cols + x0, rows + y0], axis=-1)[:, :, None, :] + offsets
     work = project(homography, lattice.reshape(-1, 2))
-    points = ((work + 0.5) / scale - 0.5).reshape(side, side, len(offsets), 2)
+    points = ((work + 0.5) / scale - 0.5).reshape(*cols.shape, len(offsets), 2)
     colours = _remap_points(image, points, cv2.BORDER_REPLICATE).astype(np.float32)
     colours = median(colours, axis=2)  # a letter's ink does not move a median
-    shifts = [(dx, dy) for dy in range(-reach, reach + 1) for dx in range(-reach, reach + 1)]
+    shifts = [(dx, dy) for dy in range(y_low, y_high + 1) for dx in range(x_low, x_high + 1)]
     # Every shift's window at once (each one's medians, norms and means are those it has
     # alone, computed along the same axes).
     windows = np.stack([
-        colours[reach + dy : reach + dy + GRID_SIZE, reach + dx : reach + dx + GRID_SIZE]
+        colours[dy - y_low : dy - y_low + GRID_SIZE, dx - x_low : dx - x_low + GRID_SIZE]
         for dx, dy in shifts])
     plain = median(windows[:, ~_PREMIUM], axis=1)
     distance = np.linalg.norm(windows - plain[:, None, None, :], axis=-1)
@@ -878,13 +981,8 @@ def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
     # A dozen or so empty squares bunched together say too little of the board's far side: there
     # the lines, tiles' edges and all, know better.
     empty = _EmptySquares(lattice.sites) if len(lattice.members) >= _ENOUGH_CELLS else None
-    homography = _refine(ridges, homography, x_span, y_span, empty=empty)
-    points, _ = _line_samples(*x_span, y_span, vertical=True)
-    _, _, strength = _peaks(ridges, homography, points, True, reach=0.1)
-    floor = 0.4 * float(median(strength))
-    homography, x_span, y_span = _grow_by_lines(
-        ridges, homography, x_span, y_span, floor, empty
-    )
+    cell_homography, cell_spans = homography, (x_span, y_span)
+    homography, x_span, y_span, floor = _fit_lines(ridges, homography, x_span, y_span, empty)
 
     columns, rows = lattice.sites[:, 0], lattice.sites[:, 1]
     x0 = _choose_window(ridges, homography, x_span, y_span, True, floor, columns)
@@ -892,9 +990,33 @@ def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
     x0 = _choose_window(ridges, homography, x_span, (y0, y0 + GRID_SIZE), True, floor, columns)
     if image.ndim == 3:
         dx, dy = _premium_shift(image, homography, x0, y0, attempt.scale)
+        # The nearest windows first: among more, some shifts of the layout match it in part
+        # and can leave no window standing out.
+        farther = (_premium_range(x_span, x0), _premium_range(y_span, y0))
+        if (dx, dy) == (0, 0) and farther != ((-_PREMIUM_REACH, _PREMIUM_REACH),) * 2:
+            dx, dy = _premium_shift(image, homography, x0, y0, attempt.scale, *farther)
         x0, y0 = x0 + dx, y0 + dy
+    # Where glare or tiles stopped the lines short of the window, the lattice there is the fit
+    # to the lines between empty squares, extrapolated (see _refine's ``seen``).  Now
+    # that the window is known, fit and grow again admitting the lines near the lattice from
+    # the start, stepping over single hidden lines inside the window; keep that lattice if it
+    # reaches over more of the window.
+    seen = None
+    covered = _lines_in_window(x_span, y_span, x0, y0)
+    if empty is not None and covered < 2 * GRID_SIZE:
+        window = ((x0, x0 + GRID_SIZE), (y0, y0 + GRID_SIZE))
+        inside = [(max(low, first), min(high, last))
+                  for (low, high), (first, last) in zip(cell_spans, window, strict=True)]
+        if all(high > low for low, high in inside):
+            regrown, x_seen, y_seen, _ = _fit_lines(
+                ridges, cell_homography, inside[0], inside[1], empty,
+                admit_from_start=True, window=window,
+            )
+            if _lines_in_window(x_seen, y_seen, x0, y0) > covered:
+                homography, seen = regrown, (x_seen, y_seen)
     homography = _refine(
-        ridges, homography, (x0, x0 + GRID_SIZE), (y0, y0 + GRID_SIZE), reach=0.2, empty=empty
+        ridges, homography, (x0, x0 + GRID_SIZE), (y0, y0 + GRID_SIZE), reach=0.2, empty=empty,
+        seen=seen,
     )
 
     lattice_corners = np.array(
