@@ -292,3 +292,28 @@ def test_boxed_samples_of_earlier_profiles_still_read():
     read = [g.letter for g in classifier.predict(test_x)]
     assert read == test_y
     assert boxed(test_x).shape == test_x.shape
+
+
+def test_a_line_across_a_square_is_told_from_a_letter_and_a_tiles_edge() -> None:
+    """A crease runs on to both ends of its square; a letter ends inside its tile, and a
+    tile's edge shifted across the square's middle is far fainter than the tile's letter."""
+    from vision.letters import GlyphFinder, crop_margin_px
+
+    s = 48
+    m = crop_margin_px(s)
+    grey = np.full((15 * s + 2 * m, 15 * s + 2 * m), 220, np.uint8)
+
+    def at(r: int, c: int) -> tuple[int, int]:
+        return m + r * s, m + c * s
+
+    y, x = at(7, 7)
+    grey[y - s:y + 2 * s, x + s // 2 - 1:x + s // 2 + 2] = 110  # a crease down column 7
+    y, x = at(7, 3)
+    grey[y + 29:y + 31, x - 4:x + s + 4] = 170                  # a faint tile edge ...
+    grey[y + 11:y + 37, x + 20:x + 28] = 40                     # ... under an I's stem
+    y, x = at(3, 3)
+    grey[y + 11:y + 37, x + 20:x + 28] = 40                     # a lone I
+    finder = GlyphFinder(grey, s)
+    assert finder.lines_across([(7, 7), (7, 3), (3, 3)]).tolist() == [True, False, False]
+    # Turned a quarter, the crease runs across the same middle square.
+    assert finder.lines_across([(7, 7)], quarter_turns=1).tolist() == [True]

@@ -237,3 +237,28 @@ def test_blanks_of_the_boards_colour_are_found_by_their_face(monkeypatch):
     monkeypatch.setattr(vision.read, "BLANK_BY_FACE", 1.01)  # never by its face
     unfound = read_board(photo.image, None, "en")
     assert [unfound.board[r][c] for r, c in blanks] == [".", "."], unfound.board
+
+
+#: Photo 219 of the 300-photo evaluation (seed 1): a red folding board whose hinge crease runs
+#: down the middle of column H; on the empty square H14 the crease, of a letter's contrast,
+#: passed for an I.
+HINGED = ("red", (".........CODGER", ".............X.", "...V.........SI", "...E.......PEED",
+                  "...IF......ORC.", ".DINE......NOTE", "...YA.TOILETS.R", "....SWAB...I..Y",
+                  "...RE.WIZ..L..N", "...A..........G", ".VIMINA.OBEAH.O", "...E..GAROTTER.",
+                  ".TSK........HAD", "QUAi.......I.JO", ".PENdULUM..FLAN"))
+
+
+def test_a_folding_boards_hinge_is_no_letter(monkeypatch):
+    """A line that runs on to both ends of a square is no letter (a letter ends inside its
+    tile): the empty squares along the crease are read empty (without that, H14 as an I)."""
+    import vision.letters
+    from vision.read import read_board
+
+    edition, rows = HINGED
+    photo = _evaluation_photo(219, edition, rows)
+    along = [(r, 7) for r in range(15) if rows[r][7] == "."]
+    reading = read_board(photo.image, None, "en")
+    assert [reading.board[r][c] for r, c in along] == ["."] * len(along), reading.board
+    monkeypatch.setattr(vision.letters, "LINE_ACROSS", 10.0)  # no line is ever across
+    unchecked = read_board(photo.image, None, "en")
+    assert unchecked.board[13][7] != ".", unchecked.board

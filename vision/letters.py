@@ -179,6 +179,16 @@ GLYPH_WINDOW = 0.6
 DIGIT_CLEARANCE = 2
 
 
+#: The bands near a square's two ends (shares of its side) where a line across it still
+#: shows and a letter never reaches (a letter is about half a square tall) ...
+LINE_ENDS = ((0.04, 0.12), (0.88, 0.96))
+#: ... with at least this share of its contrast in the square's middle ...
+LINE_ACROSS = 0.5
+#: ... which is at least this share of the square's darkest strokes (:meth:`GlyphFinder.glyphs`'
+#: peak): the line is what the square shows, not a faint edge beside a letter.
+LINE_SHARE = 0.5
+
+
 def _grey(image: np.ndarray) -> np.ndarray:
     if image.ndim == 2:
         return image
@@ -314,6 +324,50 @@ class GlyphFinder:
                            reader_level, strong_mosaic)
         return _assemble(ink_mosaic, strong_mosaic, inner_mosaic, tight, n, side, float(s),
                          self.joined, shading)
+
+    def lines_across(
+        self, squares: Sequence[tuple[int, int]], quarter_turns: int = 0
+    ) -> np.ndarray:
+        """Whether each square's darkest stroke is a line running across the whole square
+        (down or across it), in the terms of :meth:`glyphs`.
+
+        A letter ends well inside its tile's face; a folding board's hinge, a scratch or a
+        cable runs on to the square's edges, where no letter reaches (:data:`LINE_ENDS`), as
+        strong there as in the middle (:data:`LINE_ACROSS`).  The stroke is the strongest
+        column (row) of contrast in the square's middle, less the square's median, and must
+        be the square's darkest (:data:`LINE_SHARE`).
+        """
+        if len(squares) == 0:
+            return np.zeros(0, bool)
+        contrast = np.rot90(self.contrast, quarter_turns % 4)
+        s, m = self.square_px, self.margin
+        rows = np.array([r for r, _ in squares])
+        cols = np.array([c for _, c in squares])
+        crops = _crops(contrast, rows, cols, s, s + 2 * m)[:, m:m + s, m:m + s]
+        crops = crops.astype(np.float32)
+        n = len(squares)
+        index = np.arange(n)
+        lo, hi = int(0.25 * s), s - int(0.25 * s)
+        # The darkest strokes in the square's middle, as the glyphs are judged (a tile's
+        # edge, shifted into the middle by parallax, runs across it too, but far fainter than
+        # the letter on the tile).
+        at = int(0.97 * (hi - lo) ** 2)
+        peak = np.partition(crops[:, lo:hi, lo:hi].reshape(n, -1), at, axis=1)[:, at]
+        lo, hi = int(0.2 * s), int(0.8 * s)
+        across = np.zeros(n, bool)
+        for lines in (crops, crops.transpose(0, 2, 1)):  # down, then across
+            def profile(start: float, stop: float, lines: np.ndarray = lines) -> np.ndarray:
+                band = lines[:, int(start * s):int(stop * s), :].mean(axis=1)
+                return band - np.median(band, axis=1, keepdims=True)
+
+            middle = profile(0.25, 0.75)
+            line = lo + np.argmax(middle[:, lo:hi], axis=1)
+            strength = middle[index, line]
+            ends = np.minimum(profile(*LINE_ENDS[0])[index, line],
+                              profile(*LINE_ENDS[1])[index, line])
+            across |= ((strength >= MIN_INK_CONTRAST * 255) & (strength >= LINE_SHARE * peak)
+                       & (ends >= LINE_ACROSS * strength))
+        return across
 
     def face_brightness(
         self, squares: Sequence[tuple[int, int]], quarter_turns: int = 0

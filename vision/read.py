@@ -395,19 +395,31 @@ def missed_tiles(
         return []
     typical = float(median(heights))
     face = float(median(finder.face_brightness(lettered, turns)))
+    free = ~occupied & _PLAIN
+    missed: list[tuple[tuple[int, int], Glyph]] = []
     # A tile lies beside another (words have two letters or more): a letter on a square with
-    # no tile beside it is a neighbour's seen by parallax, or a mark on the board.
-    empty = _free_beside(~occupied & _PLAIN, lettered)
-    brightness = finder.face_brightness(empty, turns)
-    # A tile under glare (brighter than the tiles' faces) has its letter's contrast raised
-    # by as much (see letters_under_glare).
-    found = finder.glyphs(empty, turns, gains=glare_gains(brightness, face))
-    return [
-        (square, glyph) for square, glyph, light in zip(empty, found, brightness, strict=True)
-        if glyph is not None
-        and MISSED_HEIGHT[0] * typical <= glyph.height <= MISSED_HEIGHT[1] * typical
-        and light >= MISSED_FACE * face
-    ]
+    # no tile beside it is a neighbour's seen by parallax, or a mark on the board.  Tiles
+    # missed together (a patch of glare) are found from the edge in: each one found lets its
+    # neighbours be looked at.
+    while lettered:
+        empty = _free_beside(free, lettered)
+        free[tuple(np.array(empty, int).reshape(-1, 2).T)] = False  # looked at once
+        brightness = finder.face_brightness(empty, turns)
+        # A tile under glare (brighter than the tiles' faces) has its letter's contrast
+        # raised by as much (see letters_under_glare).
+        found = finder.glyphs(empty, turns, gains=glare_gains(brightness, face))
+        new = [
+            (square, glyph) for square, glyph, light in zip(empty, found, brightness, strict=True)
+            if glyph is not None
+            and MISSED_HEIGHT[0] * typical <= glyph.height <= MISSED_HEIGHT[1] * typical
+            and light >= MISSED_FACE * face
+        ]
+        # A line running across the board (a folding board's hinge) is no letter.
+        across = finder.lines_across([square for square, _ in new], turns)
+        new = [found for found, line in zip(new, across, strict=True) if not line]
+        missed += new
+        lettered = [square for square, _ in new]
+    return sorted(missed)
 
 
 #: A tile whose face is brighter than the lettered tiles' typical face by at least this
@@ -1038,6 +1050,13 @@ def read_board(
         order = sorted(range(len(squares)), key=lambda i: squares[i])
         squares = [squares[i] for i in order]
         glyphs = [glyphs[i] for i in order]
+    # A square taken for a tile whose only stroke is a line running across it (a folding
+    # board's hinge, darkening the square) holds no tile.
+    shown = [i for i, g in enumerate(glyphs) if g is not None]
+    across = finder.lines_across([squares[i] for i in shown], turns)
+    for i in sorted((i for i, line in zip(shown, across, strict=True) if line), reverse=True):
+        confidence[squares[i]] = UNSURE
+        del squares[i], glyphs[i]
     bare = [sq for sq, g in zip(squares, glyphs, strict=True) if g is None]
     lettered = [sq for sq, g in zip(squares, glyphs, strict=True) if g is not None]
     taken = _taken(squares)
