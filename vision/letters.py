@@ -114,8 +114,9 @@ class LetterGuess:
     likeliest: tuple[str, ...] = ()
 
 
-#: How many of the classifier's likeliest letters a guess carries.
-LIKELIEST = 3
+#: How many of the classifier's likeliest letters a guess carries (the word check mends a
+#: word with them, :mod:`vision.wordcheck`).
+LIKELIEST = 5
 
 
 def crop_margin_px(square_px: int) -> int:

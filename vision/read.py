@@ -71,6 +71,9 @@ ACCEPT = 0.7
 #: on 300 rendered photos Tesseract's overrules broke 57 of its letters for 18 they mended
 #: (``bench/eval_rendered.py``), and on the real game none mattered.
 OVERRULE = 0.3
+#: ... with a letter among this many of the glyph's likeliest to the stock classifier (the
+#: glyph looks like it at all).
+OVERRULE_AMONG = 3
 #: Similarity to a learnt glyph from which a glyph read with some confidence (at least
 #: OVERRULE) is taken for a letter the classifier knows, not one it has never seen, unless
 #: Tesseract (asked whenever letters are unseen and the classifier is below ACCEPT) reads an
@@ -969,7 +972,8 @@ def _combine(
     if classifier is not None and not classifier.stock:
         return calibrated, "classifier"
     if calibrated.confidence < OVERRULE and uncalibrated.confidence > calibrated.confidence and (
-        not calibrated.likeliest or uncalibrated.letter in calibrated.likeliest
+        not calibrated.likeliest
+        or uncalibrated.letter in calibrated.likeliest[:OVERRULE_AMONG]
     ):
         return uncalibrated, "tesseract"
     return calibrated, "classifier"
