@@ -110,3 +110,26 @@ def test_exit_status_through_the_program(tmp_path):
     )
     assert result.returncode == 2
     assert "tilecam read: cannot read image" in result.stderr
+
+
+def test_read_checks_words_with_the_games_own_list(tmp_path, capsys):
+    """A phone photo of an English game with CIN on the board, a word ENABLE has not (the
+    bundled list's word check turns it into a word the glyph also looks like): with the game's
+    own list, CIN stands, as the readers saw it."""
+    photo = SHARED / "data" / "photos" / "jheidel" / "IMG_20151016_170803.jpg"
+    if not photo.is_file():
+        pytest.skip(f"real photos not available: {photo} is missing")
+    assert main(["read", str(photo), "--no-dictionary"]) == 0
+    as_seen = capsys.readouterr().out.splitlines()
+    assert as_seen[3][8:11] == "CIN"
+    import gzip
+
+    from scorer.lexicon import DEFAULT_RESOURCE
+
+    own = tmp_path / "words.txt"
+    bundled = (REPO / "scorer" / DEFAULT_RESOURCE).read_bytes()
+    own.write_bytes(gzip.decompress(bundled) + b"cin\n")
+    assert main(["read", str(photo), "--lexicon", str(own)]) == 0
+    assert capsys.readouterr().out.splitlines()[3][8:11] == "CIN"
+    assert main(["read", str(photo), "--lexicon", str(tmp_path / "none.txt")]) == 2
+    assert "cannot read word list" in capsys.readouterr().err

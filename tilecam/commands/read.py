@@ -29,15 +29,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of the board")
     parser.add_argument(
+        "--lexicon", metavar="FILE", type=Path,
+        help="word list the game is played with, for the word check: one word per line, plain "
+             "or gzipped (default: the bundled ENABLE list, for the English tile set only)",
+    )
+    parser.add_argument(
         "--no-dictionary", action="store_true",
         help="print the letters as read; by default a letter that breaks a word is replaced "
-             "when exactly one letter mends every word through it (bundled English list)",
+             "where the word list and the glyph settle which letter mends it",
     )
 
 
 def run(args: argparse.Namespace) -> int:
     import cv2
 
+    from scorer.lexicon import Lexicon, LexiconError
+    from tilecam.commands.check import JUNK_LINES_SHOWN
     from tilecam.pipeline import default_lexicon
     from tilecam.profile_options import OptionError, profile_and_tileset
     from vision.locate import BoardNotFound
@@ -58,12 +65,20 @@ def run(args: argparse.Namespace) -> int:
     if image is None:
         return fail(f"cannot read image {args.image}: not an image OpenCV can decode")
     try:
+        lexicon = None
+        if args.lexicon is not None and not args.no_dictionary:
+            lexicon = Lexicon.from_file(args.lexicon, tileset)
+            if lexicon.report.junk:
+                print(f"warning: {lexicon.report.summary(JUNK_LINES_SHOWN)}", file=sys.stderr)
+        elif not args.no_dictionary:
+            lexicon = default_lexicon(tileset)
         reading = read_board(image, profile, tileset)
-        lexicon = None if args.no_dictionary else default_lexicon(tileset)
         if lexicon is not None:
             started = time.perf_counter()
             reading = check_reading(reading, lexicon, tileset)
             reading.seconds += time.perf_counter() - started
+    except LexiconError as exc:
+        return fail(str(exc))
     except UnreadableImage as exc:
         return fail(f"cannot read image {args.image}: {exc}")
     except BoardNotFound as exc:
