@@ -260,6 +260,13 @@ ROWS = {
         "...SHOW.UGH....", ".QaT.YE..EAU...", "..IRES.FOLD....", "..LI...R.......",
         "..SCOOPER...GEY", "...KEX.M.....MI", "VOWS...DONNErED",
     ),
+    # Seed 3.
+    "full, the middle columns played": (
+        ".......L.......", "......PI.......", "......RE.......", ".....TANKER....",
+        ".....AT.I......", ".....BI.V......", "D.JIN.Q.AE.....", "OP.FOCUS.E....C",
+        "WOO...EH.R....O", "ET..AA.A.Y.S..R", "r...DELFT.ME..N", "YAULD..TI.AE..E",
+        ".....eXISTING.O", ".WHA.GUN..Z...U", "DOMINO.G.BEVELS",
+    ),
     # Seed 2.
     "middle, tiles in the top half": (
         "....D........A.", ".BRIEF.......G.", "....R........A.", "...MIR.......I.",
@@ -315,6 +322,12 @@ SITUATIONS = {
     "glare on the right, tiles on the top, empty squares bottom left": (
         "red", "middle, tiles in the top half", benchmark_camera(93, seed=2),
     ),
+    # The camera moves along the rows, tilted 24 degrees: in grey, at either resolution, the
+    # columns' lines are smeared into the squares; only the green channel at the lower one
+    # shows them.
+    "green lines blurred along the rows, tilted 24 degrees, a full board": (
+        "green", "full, the middle columns played", benchmark_camera(47, seed=3),
+    ),
 }
 
 
@@ -356,6 +369,14 @@ def test_a_grey_photo_too_blurred_at_first_is_looked_at_farther():
     # look at a lower resolution, where the blur spans fewer pixels.
     found = locate_board(cv2.cvtColor(photo.image, cv2.COLOR_BGR2GRAY))
     assert rendered_error(found, photo) < 0.5
+
+
+def test_a_colour_photo_too_blurred_at_first_is_looked_at_farther_in_colour():
+    photo = rendered("green lines blurred along the rows, tilted 24 degrees, a full board")
+    # Grey found no lattice at the first resolution, closer or farther, nor colour at the first
+    # resolution (7 squares); colour at the lower resolution finds 40.
+    found = locate_board(photo.image)
+    assert rendered_error(found, photo) < 0.3
 
 
 def test_a_lattice_seen_in_one_corner_still_finds_the_whole_grid():

@@ -917,7 +917,7 @@ def _search(image: np.ndarray, grey: np.ndarray) -> _Attempt:
     look with more squares wins; it costs about twice the grey one, so a board found in grey
     with its squares mostly under tiles is not looked at again).  Squares too small at this
     resolution call for a closer look, and too few squares for a farther one (a blurred
-    photo).
+    photo), in grey and then, where grey still finds no board, in colour.
     """
     attempt = _attempt(grey, WORK_LONG_SIDE)
     # Grey mixes the channels, diluting a line that differs from its squares mainly in one
@@ -936,9 +936,14 @@ def _search(image: np.ndarray, grey: np.ndarray) -> _Attempt:
         if len(closer.lattice.members) >= min(len(attempt.lattice.members), _MIN_LATTICE_CELLS):
             attempt = closer
     # A blurred photo (out of focus, or the camera moved) smears thin lines away; at a lower
-    # resolution the blur spans fewer pixels and the lines stand out again.
-    if len(attempt.lattice.members) < _MIN_LATTICE_CELLS and not too_small:
-        farther = _attempt(grey, int(WORK_LONG_SIDE * _FARTHER))
+    # resolution the blur spans fewer pixels and the lines stand out again.  Grey first; where
+    # that still finds no board, in colour (a blurred green line on green squares may stand
+    # out only in its channel, as at the first resolution).
+    farther_looks = [grey] + ([image] if image.ndim == 3 else [])
+    for look in farther_looks:
+        if len(attempt.lattice.members) >= _MIN_LATTICE_CELLS or too_small:
+            break
+        farther = _attempt(look, int(WORK_LONG_SIDE * _FARTHER))
         if (len(farther.lattice.members) > len(attempt.lattice.members)
                 and farther.square_px >= _MIN_WORK_SQUARE_PX / 2):
             attempt = farther
