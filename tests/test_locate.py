@@ -267,6 +267,12 @@ ROWS = {
         "WOO...EH.R....O", "ET..AA.A.Y.S..R", "r...DELFT.ME..N", "YAULD..TI.AE..E",
         ".....eXISTING.O", ".WHA.GUN..Z...U", "DOMINO.G.BEVELS",
     ),
+    "middle, tiles in the top left": (
+        "......MAYA.....", "....OXEN.HOBOS.", ".DECEIT........", "...E..HYDRIAE..",
+        "...N...........", ".BRONZE........", "...T...........", "...EQUIPS......",
+        "........T......", ".......MA......", ".......IT......", ".......NU......",
+        ".......DE......", ".......eS......", "ARbOURED.......",
+    ),
     # Seed 2.
     "middle, tiles in the top half": (
         "....D........A.", ".BRIEF.......G.", "....R........A.", "...MIR.......I.",
@@ -328,6 +334,11 @@ SITUATIONS = {
     "green lines blurred along the rows, tilted 24 degrees, a full board": (
         "green", "full, the middle columns played", benchmark_camera(47, seed=3),
     ),
+    # The camera moves across the rows of a small, turned board: at full resolution few empty
+    # squares stand out, and few of those side by side, all on one half of the board.
+    "red board blurred, empty squares side by side on one half": (
+        "red", "middle, tiles in the top left", benchmark_camera(181, seed=3),
+    ),
 }
 
 
@@ -387,6 +398,15 @@ def test_a_lattice_seen_in_one_corner_still_finds_the_whole_grid():
     # off the board.  The premium squares now choose among every window that holds the lines
     # seen; and the lattice, fitted to the lines between the empty squares alone, was half a
     # square off on the far side until grown again within that window.
+    assert rendered_error(found, photo) < 0.3
+
+
+def test_lines_between_empty_squares_on_half_the_board_do_not_bend_the_other_half():
+    photo = rendered("red board blurred, empty squares side by side on one half")
+    # Fitted to the lines between two empty squares alone (which span 8 of the 15 rows), the
+    # perspective carried the far corner 0.58 of a square off, where the lattice of the empty
+    # squares themselves had it within a tenth.
+    found = locate_board(photo.image)
     assert rendered_error(found, photo) < 0.3
 
 

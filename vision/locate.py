@@ -18,7 +18,9 @@ The grid lines are the one thing every edition shares, so the search uses only t
    along each projected grid line and the homography is refitted to those peaks (a line-based
    DLT), which makes it sub-pixel accurate.  Tiles stand above the board, so at a slant their
    edges lie off the printed lines: where enough empty squares were found the fit rests on the
-   lines between two of them, and other peaks count (for less) only where they agree with it.
+   lines between two of them, and other peaks count (for less) only where they agree with it
+   (from the start where that fit, resting on lines bunched on part of the board, would put
+   several of the empty squares found elsewhere off their squares).
    The lattice is extended line by line while the next line is seen along its length (under
    tiles the gaps between them carry it).
 5. Which 16 consecutive lines in each direction are the grid is decided by line support and by
@@ -84,6 +86,8 @@ _ENOUGH_CELLS = 24
 _SPECK_FRACTION = 100
 #: Squares smaller than this (pixels a side) at the first resolution call for a closer look.
 _MIN_WORK_SQUARE_PX = 16
+#: Farthest (in squares) a cell's centre may lie from its lattice site to be on the lattice.
+_SITE_TOLERANCE = 0.22
 
 
 class BoardNotFound(Exception):
@@ -250,7 +254,7 @@ def _assign(cells: _Cells, homography: np.ndarray, box: np.ndarray) -> _Lattice 
     area_ratio = cells.areas / np.maximum(square_area, 1e-9)
     ok = (
         np.isfinite(residual)
-        & (residual < 0.22)
+        & (residual < _SITE_TOLERANCE)
         & (sites[:, 0] >= box[0])
         & (sites[:, 0] <= box[1])
         & (sites[:, 1] >= box[2])
@@ -508,10 +512,20 @@ class _EmptySquares:
     pulled the same way.  Only a line between two empty squares is surely the printed line.
     """
 
-    def __init__(self, sites: np.ndarray) -> None:
+    def __init__(self, sites: np.ndarray, centres: np.ndarray | None = None) -> None:
+        self.sites = sites
+        self.centres = centres
         self.origin = sites.min(axis=0) - 1
         self.found = np.zeros(tuple(np.ptp(sites, axis=0) + 3), bool)
         self.found[tuple((sites - self.origin).T)] = True
+
+    def misplaced(self, homography: np.ndarray) -> int:
+        """How many of the empty squares seen lie off their squares under ``homography``
+        (lattice, grid lines at integers, to work image) by more than a lattice admits."""
+        if self.centres is None:
+            return 0
+        seen_at = project(np.linalg.inv(homography), self.centres) - (self.sites + 0.5)
+        return int((np.hypot(*seen_at.T) > _SITE_TOLERANCE).sum())
 
     def _empty(self, columns: np.ndarray, rows: np.ndarray) -> np.ndarray:
         i, j = columns - self.origin[0], rows - self.origin[1]
@@ -536,6 +550,9 @@ _MIN_BARE_SAMPLES = 24
 #: elsewhere may lie and still count: where few empty squares were found, the lines elsewhere
 #: carry the fit across the board, but a tile's edge lies farther off than this.
 _ADMIT_OFFSET = 0.06
+#: A fit to the lines between empty squares that puts this many of the empty squares seen off
+#: their squares (by more than :data:`_SITE_TOLERANCE`) extrapolates wrongly beyond those lines.
+_MISPLACED_SQUARES = 3
 #: Weight of an admitted peak elsewhere relative to one between two empty squares.
 _ADMIT_WEIGHT = 0.2
 
@@ -556,7 +573,9 @@ def _refine(
     round fits the lines between two empty squares alone (see :class:`_EmptySquares`); later
     rounds admit, at :data:`_ADMIT_WEIGHT`, peaks elsewhere within :data:`_ADMIT_OFFSET` of that
     fit.  With too few such samples, every round takes only the peaks that close to the fit so
-    far (the lattice of empty squares at first).
+    far (the lattice of empty squares at first).  Where the first round's fit to the lines
+    between empty squares puts :data:`_MISPLACED_SQUARES` or more of the empty squares found off
+    their squares, it is redone admitting the peaks elsewhere near the lattice given.
 
     ``seen``: the first and last lines in each direction along which the lattice given was
     grown; there the first round too admits the peaks elsewhere that lie that close to it.  The
@@ -588,19 +607,24 @@ def _refine(
         floor = 0.4 * median(strength[strength > 0]) if (strength > 0).any() else 1.0
         offsets = np.abs(np.concatenate([v_off, h_off]))
         near = offsets < reach * (1.0 if round_number == 0 else 0.6)
-        admitted = (
-            ~trusted
-            & (offsets < _ADMIT_OFFSET)
-            & ((round_number > 0 or not trusted.any()) | admit_first)
-        )
-        keep = (strength > floor) & ((trusted & near) | admitted)
         weights = np.sqrt(strength) * np.where(trusted, 1.0, _ADMIT_WEIGHT)
-        refit = _fit_to_lines(
-            np.vstack([v_img, h_img])[keep],
-            np.concatenate([v_index, h_index])[keep],
-            np.concatenate([np.ones(len(v_index), bool), np.zeros(len(h_index), bool)])[keep],
-            weights[keep],
-        )
+        image_points = np.vstack([v_img, h_img])
+        line_index = np.concatenate([v_index, h_index])
+        vertical = np.concatenate([np.ones(len(v_index), bool), np.zeros(len(h_index), bool)])
+        admit_now = admit_first | (round_number > 0 or not trusted.any())
+        while True:
+            admitted = ~trusted & (offsets < _ADMIT_OFFSET) & admit_now
+            keep = (strength > floor) & ((trusted & near) | admitted)
+            refit = _fit_to_lines(
+                image_points[keep], line_index[keep], vertical[keep], weights[keep]
+            )
+            if (admit_now.all() or refit is None or empty is None
+                    or empty.misplaced(refit) < _MISPLACED_SQUARES):
+                break
+            # The lines between empty squares, bunched on part of the board, extrapolate their
+            # perspective beyond it and put empty squares seen there off their squares: the
+            # peaks near the lattice given (which rests on those squares) count from the start.
+            admit_first = admit_now = np.ones(len(trusted), bool)
         if refit is None:
             break
         homography = refit
@@ -985,7 +1009,10 @@ def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
         )
     # A dozen or so empty squares bunched together say too little of the board's far side: there
     # the lines, tiles' edges and all, know better.
-    empty = _EmptySquares(lattice.sites) if len(lattice.members) >= _ENOUGH_CELLS else None
+    empty = (
+        _EmptySquares(lattice.sites, project(lattice.homography, lattice.sites.astype(float)))
+        if len(lattice.members) >= _ENOUGH_CELLS else None
+    )
     cell_homography, cell_spans = homography, (x_span, y_span)
     homography, x_span, y_span, floor = _fit_lines(ridges, homography, x_span, y_span, empty)
 
