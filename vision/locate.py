@@ -510,6 +510,9 @@ class _EmptySquares:
     Tiles stand above the board: seen at a slant, the gap between two tiles, a tile's edge and
     its shadow make ridges a tenth to a fifth of a square off the printed line they cover, all
     pulled the same way.  Only a line between two empty squares is surely the printed line.
+
+    ``centres``: where the lattice fitted through the empty squares' regions puts their centres
+    (work image pixels), to check a fit to the lines against (:meth:`misplaced`).
     """
 
     def __init__(self, sites: np.ndarray, centres: np.ndarray | None = None) -> None:
@@ -520,7 +523,7 @@ class _EmptySquares:
         self.found[tuple((sites - self.origin).T)] = True
 
     def misplaced(self, homography: np.ndarray) -> int:
-        """How many of the empty squares seen lie off their squares under ``homography``
+        """How many of the empty squares' ``centres`` lie off their squares under ``homography``
         (lattice, grid lines at integers, to work image) by more than a lattice admits."""
         if self.centres is None:
             return 0
