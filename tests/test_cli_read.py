@@ -133,3 +133,35 @@ def test_read_checks_words_with_the_games_own_list(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[3][8:11] == "CIN"
     assert main(["read", str(photo), "--lexicon", str(tmp_path / "none.txt")]) == 2
     assert "cannot read word list" in capsys.readouterr().err
+
+
+#: A position for rendered photos: words across the middle of the board.
+POSITION = ["." * 15] * 5 + ["....QUIXOTE....", ".......N.......", "...JAB..BOWER..",
+                             ".......FIZ.....", ".......A.......", "....HEWING.....",
+                             ".......L.......", "..............."] + ["." * 15] * 2
+
+
+def _rendered_photo(tmp_path: Path, number: int, edition: str) -> Path:
+    """``POSITION`` under the camera of photo ``number`` of ``bench/eval_rendered.py``."""
+    from vision.render import RenderConfig, render_board
+
+    config = RenderConfig.random(100_003 + number, max_tilt=35, size=(1280, 720),
+                                 hand_probability=0.0)
+    photo = render_board(POSITION, tileset="en", edition=edition, seed=config.scene_seed,
+                         config=config)
+    path = tmp_path / f"{number}.png"
+    cv2.imwrite(str(path), photo.image)
+    return path
+
+
+def test_read_warns_of_a_blur_that_misreads_letters(tmp_path, capsys):
+    """Photo 146's camera moved 5.7 px (a quarter of a square): the user is told that letters
+    may be misread and what to do; a sharp photo reads without a word of warning."""
+    cv2.setNumThreads(1)
+    assert main(["read", str(_rendered_photo(tmp_path, 146, "red"))]) == 0
+    err = capsys.readouterr().err
+    assert "warning: the photo is blurred" in err and "hold the camera still" in err
+    assert main(["read", str(_rendered_photo(tmp_path, 0, "red")), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    assert set(json.loads(captured.out)) == {"board", "corners", "confidence", "seconds"}

@@ -608,12 +608,26 @@ def board_box(corners: np.ndarray, shape: tuple[int, ...],
     return max(0, int(x0)), max(0, int(y0)), min(shape[1], int(x1)), min(shape[0], int(y1))
 
 
+@dataclass(frozen=True)
+class Deblurred:
+    """A photo's grey picture around the board with its blur undone."""
+
+    grey: np.ndarray
+    #: The grid's corners in ``grey``.
+    corners: np.ndarray
+    #: The blur undone, in ``grey``'s pixels.
+    blur: BlurEstimate
+    #: The blur's motion in squares of the board (0: defocus alone): how far each point was
+    #: smeared, against the size of a letter.
+    motion_squares: float
+
+
 def deblurred_for_letters(
     image: np.ndarray, corners: np.ndarray, square_px: int, clear: float | None = None
-) -> tuple[np.ndarray, np.ndarray] | None:
+) -> Deblurred | None:
     """The photo's grey picture around the board (``corners`` of the grid) with its blur
-    undone, and the grid's corners in it; or None when no blur shows clearly enough to be worth
-    undoing (clarity below ``clear``, :data:`CLEAR` by default).
+    undone; or None when no blur shows clearly enough to be worth undoing (clarity below
+    ``clear``, :data:`CLEAR` by default).
 
     The letters are read from squares of ``square_px`` pixels: a photo whose squares are
     larger is first shrunk to that size (its blur shrinks with it, and the deconvolution's
@@ -639,4 +653,5 @@ def deblurred_for_letters(
     # A motion undone a little short of its estimated length: a deconvolution too long rings
     # and breaks strokes, one too short only leaves some blur.
     restored = wiener(part, blur.undoing_psf(LENGTH_UNDONE))
-    return np.clip(restored, 0, 255).astype(np.uint8), corners
+    return Deblurred(np.clip(restored, 0, 255).astype(np.uint8), corners, blur,
+                     blur.length / min(side, float(square_px)))

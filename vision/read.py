@@ -64,6 +64,11 @@ SQUARE_PX = 48
 #: Square size at which occupancy is decided: the model measures colour and ink shares, which
 #: 16 px squares give as well as 48 px ones, in a ninth of the time.
 OCCUPANCY_PX = 16
+#: Motion blur (in squares of the board) from which a reading warns that letters may be
+#: misread: on the 300 rendered photos of ``bench/eval_rendered.py``, photos blurred so (37)
+#: had 0.49 % of their squares wrong after the word check (calibrated), the others 0.06 %;
+#: 24 of the 27 photos smeared that far by the camera's motion are warned of.
+MOTION_WARNING = 0.15
 #: Classifier confidence above which Tesseract is not asked.
 ACCEPT = 0.7
 #: Stock classifier confidence below which a surer Tesseract answer overrules it.  A profile's
@@ -120,6 +125,28 @@ class BoardReading:
     #: The classifier's likeliest letters for each lettered square, best first (none where
     #: Tesseract read alone): what the word check chooses among (:mod:`vision.wordcheck`).
     likeliest: dict[tuple[int, int], tuple[str, ...]] = field(default_factory=dict)
+    #: The photo's blur measured as a motion (the camera's during the exposure, or a defocus
+    #: foreshortened by the camera's tilt), as undone for the letters, in squares of the board
+    #: (0: none seen).  From :data:`MOTION_WARNING` on, letters are misread several times as
+    #: often (:meth:`warnings`).
+    motion_blur: float = 0.0
+
+    def warnings(self) -> list[str]:
+        """What about the photo may have made the reading wrong, for the user to act on.
+
+        >>> reading = BoardReading(["." * 15] * 15, np.zeros((4, 2)), np.ones((15, 15)), 0.1,
+        ...                        motion_blur=0.21)
+        >>> reading.warnings()  # doctest: +NORMALIZE_WHITESPACE
+        ['the photo is blurred (a smear of 0.21 of a square): letters may be misread; hold
+          the camera still, let it focus, and take the photo again']
+        >>> replace(reading, motion_blur=0.05).warnings()
+        []
+        """
+        if self.motion_blur >= MOTION_WARNING:
+            return [f"the photo is blurred (a smear of {self.motion_blur:.2f} of a square): "
+                    f"letters may be misread; hold the camera still, let it focus, and take "
+                    f"the photo again"]
+        return []
 
     def to_json(self) -> dict:
         """The reading as plain JSON types."""
@@ -1022,7 +1049,8 @@ def read_board(
     # Letters are read from the photo with its blur undone (occupancy and the faces' colours
     # keep the photo as taken); a sharp photo is left as it is.
     deblurred = deblurred_for_letters(image, corners, SQUARE_PX)
-    letters_image = rectified if deblurred is None else rectify_with_margin(*deblurred)
+    letters_image = rectified if deblurred is None else rectify_with_margin(
+        deblurred.grey, deblurred.corners)
     finder = GlyphFinder(letters_image, SQUARE_PX, joined=_turn_sensitive(tiles))
     turns = profile.orientation if fixed_camera and profile is not None else None
     as_seen: dict[tuple[int, int], Glyph | None] = {}
@@ -1096,6 +1124,7 @@ def read_board(
         likeliest={square: guess.likeliest for square, guess in zip(squares, guesses,
                                                                     strict=True)
                    if guess.likeliest},
+        motion_blur=0.0 if deblurred is None else deblurred.motion_squares,
     )
 
 

@@ -83,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"cannot read image {args.image}: {exc}")
     except BoardNotFound as exc:
         return fail(f"no board found in {args.image}: {exc}")
+    for warning in reading.warnings():
+        print(f"tilecam read: warning: {warning}", file=sys.stderr)
     if args.json:
         print(json.dumps(reading.to_json(), ensure_ascii=False))
     else:
