@@ -11,19 +11,19 @@ Which squares are doubted: in each word not in the dictionary, its least confide
 then its two least confident letters together.  A doubted square is solved as if it were a
 blank (:meth:`scorer.lexicon.Lexicon.blank_solutions`), with every word through it as the
 constraint.  A letter is changed only when the solution is unique; the square keeps a low
-confidence and its source becomes ``"dictionary"``.
+confidence and its source becomes ``"dictionary"``.  Blanks (``?``) are never changed: their
+letter is unknown to a photo, so a word through a blank is checked with the blank free.
 
 The misread letters of a word are not always its least confident ones (a blurred E read as F
 with a fair margin, beside a letter the reader barely took).  A word that doubting leaves
 invalid is then mended by the letters its glyphs look like next: up to :data:`MOST_MENDED`
 of its letters changed, each to another of the reader's likeliest letters for its glyph, so
-that every word through them is valid; of such changes the cheapest (fewest letters, then
-the reader's higher guesses) is made when it is the only cheapest one.  A letter read with
-near certainty (:data:`SURE`) is neither doubted nor changed to a lesser guess: a word of such
-letters that is no word was broken by a tile or blank the photo did not show.  On the 300
-rendered photos of ``bench/eval_rendered.py`` (both readers) these two rules leave 76 fewer
-squares wrong and 9 more.  Blanks (``?``) are never changed: their
-letter is unknown to a photo, so a word through a blank is checked with the blank free.
+that every word through them is valid; of such changes the cheapest (each changed letter
+costing one more than its rank among the glyph's guesses) is made when it is the only
+cheapest one.  A letter read with near certainty (:data:`SURE`) is neither doubted nor changed
+to a lesser guess: a word of such letters that is no word was broken by a tile or blank the
+photo did not show.  On the 300 rendered photos of ``bench/eval_rendered.py`` (both readers)
+these two rules leave 76 fewer squares wrong and 9 more.
 
 A ``?`` that is not a blank is different: a glyph the reader found ink for but could read no
 letter in (Tesseract on a blurred tile often answers nothing).  Such an *unread* square is
@@ -281,7 +281,7 @@ class _BoardCheck:
         for count in range(1, MOST_MENDED + 1):
             for chosen in itertools.combinations(options, count):
                 for letters in itertools.product(*(others for _, others in chosen)):
-                    cost = sum(rank for _, rank in letters)
+                    cost = sum(letter_cost for _, letter_cost in letters)
                     if cost > best_cost:
                         continue
                     change = {square: letter for (square, _), (letter, _)
