@@ -446,7 +446,7 @@ def missed_tiles(
         ]
         # A line running across the board (a folding board's hinge) is no letter.
         across = finder.lines_across([square for square, _ in new], turns)
-        new = [found for found, line in zip(new, across, strict=True) if not line]
+        new = [letter for letter, line in zip(new, across, strict=True) if not line]
         missed += new
         lettered = [square for square, _ in new]
     return sorted(missed)
