@@ -263,13 +263,7 @@ class GlyphFinder:
         middle_grey = grey_crops[:, lo:hi, lo:hi].reshape(len(squares), -1)
         count = middle_grey.shape[1]
         face_level = np.partition(middle_grey, int(0.8 * count), axis=1)[:, int(0.8 * count)]
-        # The glyph's darkest strokes: in the square's central half, where the edges of the
-        # tile (and its shadow, and the gaps to its neighbours) never reach.
-        lo, hi = m + int(0.25 * s), m + s - int(0.25 * s)
-        middle_contrast = contrast_crops[:, lo:hi, lo:hi].reshape(len(squares), -1)
-        count = middle_contrast.shape[1]
-        peak = np.partition(middle_contrast, int(0.97 * count), axis=1)[:, int(0.97 * count)]
-        peak = peak.astype(np.float32) / 255.0
+        peak = _ink_peak(contrast_crops, s, m).astype(np.float32) / 255.0
         visible = peak >= MIN_GLYPH_CONTRAST
         if not visible.any():
             # No ink in any square's middle: no glyph anywhere (squares taken for empty, looked
@@ -344,16 +338,14 @@ class GlyphFinder:
         s, m = self.square_px, self.margin
         rows = np.array([r for r, _ in squares])
         cols = np.array([c for _, c in squares])
-        crops = _crops(contrast, rows, cols, s, s + 2 * m)[:, m:m + s, m:m + s]
-        crops = crops.astype(np.float32)
-        n = len(squares)
-        index = np.arange(n)
-        lo, hi = int(0.25 * s), s - int(0.25 * s)
+        with_margin = _crops(contrast, rows, cols, s, s + 2 * m)
         # The darkest strokes in the square's middle, as the glyphs are judged (a tile's
         # edge, shifted into the middle by parallax, runs across it too, but far fainter than
         # the letter on the tile).
-        at = int(0.97 * (hi - lo) ** 2)
-        peak = np.partition(crops[:, lo:hi, lo:hi].reshape(n, -1), at, axis=1)[:, at]
+        peak = _ink_peak(with_margin, s, m)
+        crops = with_margin[:, m:m + s, m:m + s].astype(np.float32)
+        n = len(squares)
+        index = np.arange(n)
         lo, hi = int(0.2 * s), int(0.8 * s)
         across = np.zeros(n, bool)
         for lines in (crops, crops.transpose(0, 2, 1)):  # down, then across
@@ -386,6 +378,16 @@ class GlyphFinder:
         middle = crops[:, lo:hi, lo:hi].reshape(len(squares), -1)
         at = int(0.8 * middle.shape[1])
         return np.partition(middle, at, axis=1)[:, at].astype(np.float64)
+
+
+def _ink_peak(contrast_crops: np.ndarray, square_px: int, margin: int) -> np.ndarray:
+    """The contrast of each crop's darkest strokes (97th percentile, 1/255 steps): in the
+    square's central half, where the edges of the tile (and its shadow, and the gaps to its
+    neighbours) never reach."""
+    lo, hi = margin + int(0.25 * square_px), margin + square_px - int(0.25 * square_px)
+    middle = contrast_crops[:, lo:hi, lo:hi].reshape(len(contrast_crops), -1)
+    at = int(0.97 * middle.shape[1])
+    return np.partition(middle, at, axis=1)[:, at]
 
 
 def _holes(mask: np.ndarray) -> np.ndarray:

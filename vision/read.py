@@ -433,7 +433,7 @@ def missed_tiles(
     # neighbours be looked at.
     while lettered:
         empty = _free_beside(free, lettered)
-        free[tuple(np.array(empty, int).reshape(-1, 2).T)] = False  # looked at once
+        free &= ~_taken(empty)  # each square looked at once
         brightness = finder.face_brightness(empty, turns)
         # A tile under glare (brighter than the tiles' faces) has its letter's contrast
         # raised by as much (see letters_under_glare).

@@ -9,6 +9,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scorer.lexicon import Lexicon
+    from scorer.tiles import TileSet
 
 HELP = "Say whether words are valid in the word list (bundled ENABLE or --lexicon FILE)."
 
@@ -26,6 +31,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("words", nargs="+", metavar="WORD", help="words to look up, any case")
 
 
+def word_list(path: Path, tileset: TileSet | None = None) -> Lexicon:
+    """The word list of a ``--lexicon`` option, its junk lines (skipped) reported on stderr;
+    :class:`scorer.lexicon.LexiconError` when it cannot be read."""
+    from scorer.lexicon import Lexicon
+
+    lexicon = Lexicon.from_file(path, tileset)
+    if lexicon.report.junk:
+        print(f"warning: {lexicon.report.summary(JUNK_LINES_SHOWN)}", file=sys.stderr)
+    return lexicon
+
+
 def run(args: argparse.Namespace) -> int:
     from scorer.lexicon import Lexicon, LexiconError, normalise
 
@@ -33,12 +49,10 @@ def run(args: argparse.Namespace) -> int:
         lexicon = Lexicon.default()
     else:
         try:
-            lexicon = Lexicon.from_file(args.lexicon)
+            lexicon = word_list(args.lexicon)
         except LexiconError as exc:
             print(f"tilecam check: {exc}", file=sys.stderr)
             return 2
-        if lexicon.report.junk:
-            print(f"warning: {lexicon.report.summary(JUNK_LINES_SHOWN)}", file=sys.stderr)
 
     all_valid = True
     for word in args.words:

@@ -43,8 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import cv2
 
-    from scorer.lexicon import Lexicon, LexiconError
-    from tilecam.commands.check import JUNK_LINES_SHOWN
+    from scorer.lexicon import LexiconError
+    from tilecam.commands.check import word_list
     from tilecam.pipeline import default_lexicon
     from tilecam.profile_options import OptionError, profile_and_tileset
     from vision.locate import BoardNotFound
@@ -67,9 +67,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         lexicon = None
         if args.lexicon is not None and not args.no_dictionary:
-            lexicon = Lexicon.from_file(args.lexicon, tileset)
-            if lexicon.report.junk:
-                print(f"warning: {lexicon.report.summary(JUNK_LINES_SHOWN)}", file=sys.stderr)
+            lexicon = word_list(args.lexicon, tileset)
         elif not args.no_dictionary:
             lexicon = default_lexicon(tileset)
         reading = read_board(image, profile, tileset)
