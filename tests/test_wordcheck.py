@@ -77,7 +77,6 @@ def test_a_misread_letter_that_is_not_the_least_sure_is_mended_by_its_lookalike(
     confidence[7, 3], confidence[7, 4] = 0.05, 0.1
     likeliest = {(7, 3): ("B", "R", "E"), (7, 4): ("R", "K", "A"), (7, 5): ("T", "I", "L"),
                  (7, 6): ("F", "E", "T"), (7, 7): ("F", "P", "E")}
-    assert correct_words(rows, confidence, lexicon) == (rows, [])
     fixed, changes = correct_words(rows, confidence, lexicon, likeliest=likeliest)
     assert fixed[7][3:8] == "BRIEF"
     assert changes == [((7, 5), "T", "I"), ((7, 6), "F", "E")]
@@ -174,7 +173,7 @@ def test_of_several_mending_letters_the_one_the_glyph_looks_like_is_chosen(
         == board((7, 6, "CUT"))
 
 
-def test_a_reading_carries_the_classifiers_likeliest_letters() -> None:
+def test_a_reading_carries_the_classifiers_likeliest_letters_and_their_likeness() -> None:
     from vision.letters import Glyph, LetterClassifier
     from vision.read import read_letters
 
@@ -191,6 +190,10 @@ def test_a_reading_carries_the_classifiers_likeliest_letters() -> None:
     assert [g.letter for g in guesses] == ["T", "I"]
     assert [g.likeliest[0] for g in guesses] == ["T", "I"]
     assert all(sorted(g.likeliest) == ["I", "L", "T"] for g in guesses)
+    # ... with how like each the glyph is: its own letter most, the others less.
+    for guess in guesses:
+        assert len(guess.likeness) == 3 and guess.likeness[0] > 0.99
+        assert list(guess.likeness) == sorted(guess.likeness, reverse=True)
 
 
 def test_a_blank_taken_for_an_empty_square_is_found_where_its_word_needs_it() -> None:
@@ -225,3 +228,42 @@ def test_no_blank_is_made_up_where_words_are_valid_or_either_end_would_do() -> N
     # CAT? and ?CAT both valid for an invalid word: settles nothing.
     lexicon = Lexicon.from_words(["CATS", "SCAT"])
     assert missed_blanks(board((7, 6, "CAT")), lexicon) == []
+
+
+def test_misread_letters_spread_over_crossing_words_are_mended_together() -> None:
+    """FLEY (its L a blank) read F?FY: the E was read F, as was the E of VENAE crossing it,
+    whose last E is also in JOES.  Mending FLEY alone fails (VE?AF stays no word), and so did
+    its lesser guesses POET; the E's of both words, the glyphs' first guesses, mend all
+    three words at once."""
+    lexicon = Lexicon.from_words(["FLEY", "POET", "VENAE", "JOES", "PEAT", "VENA"])
+    rows = board((5, 2, "F?FY"), (4, 4, "|VF?AF"), (8, 2, "JO"), (8, 5, "S"))
+    confidence = np.full((15, 15), 0.9)
+    confidence[5, 4], confidence[8, 4] = 0.82, 0.78  # Tesseract overruled the classifier
+    likeliest = {(5, 2): ("F", "E", "P"), (5, 4): ("E", "F", "I"), (5, 5): ("Y", "V", "T"),
+                 (4, 4): ("V", "Y", "W"), (7, 4): ("A", "R", "N"), (8, 4): ("E", "F", "L"),
+                 (8, 2): ("J", "I", "T"), (8, 3): ("O", "D", "Q"), (8, 5): ("S", "B", "G")}
+    fixed, changes = correct_words(rows, confidence, lexicon, likeliest=likeliest)
+    assert fixed[5][2:6] == "F?EY" and fixed[8][2:6] == "JOES"
+    assert "".join(fixed[r][4] for r in range(4, 9)) == "VE?AE"
+    assert sorted(changes) == [((5, 4), "F", "E"), ((8, 4), "F", "E")]
+
+
+def test_a_clearly_read_letter_is_not_changed_to_mend_a_word_misread_elsewhere() -> None:
+    """BONED down read BONET, its D the end of LED across, read HUT (a word too): every glyph
+    of LED looks nearly as much like the right letter.  The B of BONED (and of BAFF) was read
+    clearly, yet its second guess R and the N's second guess S make ROSET and RAFF, two
+    changes where LED takes three; what the glyphs look like says the three."""
+    lexicon = Lexicon.from_words(["BAFF", "RAFF", "BONED", "ROSET", "LED", "HUT"])
+    rows = board((7, 4, "BAFF"), (7, 4, "|BONET"), (11, 2, "HUT"))
+    confidence = np.full((15, 15), 0.9)
+    confidence[11, 4], confidence[11, 3] = 0.05, 0.3
+    likeliest = {(7, 4): ("B", "R", "H"), (9, 4): ("N", "S", "Q"), (11, 2): ("H", "L", "K"),
+                 (11, 3): ("U", "E", "O"), (11, 4): ("T", "D", "G")}
+    likeness = {(7, 4): (0.95, 0.70, 0.60), (9, 4): (0.90, 0.80, 0.60),
+                (11, 2): (0.80, 0.78, 0.60), (11, 3): (0.70, 0.69, 0.60),
+                (11, 4): (0.80, 0.79, 0.60)}
+    fixed, changes = correct_words(rows, confidence, lexicon, likeliest=likeliest,
+                                   likeness=likeness)
+    assert "".join(fixed[r][4] for r in range(7, 12)) == "BONED"
+    assert fixed[7][4:8] == "BAFF" and fixed[11][2:5] == "LED"
+    assert sorted(changes) == [((11, 2), "H", "L"), ((11, 3), "U", "E"), ((11, 4), "T", "D")]

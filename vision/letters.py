@@ -112,6 +112,9 @@ class LetterGuess:
     #: them; empty from other readers): where the words on the board allow several letters,
     #: these say which one the glyph looks like.
     likeliest: tuple[str, ...] = ()
+    #: The glyph's similarity to each of :attr:`likeliest` (its nearest sample of the letter):
+    #: how much less it looks like a lesser guess than like the first.
+    likeness: tuple[float, ...] = ()
 
 
 #: How many of the classifier's likeliest letters a guess carries (the word check mends a
@@ -1143,8 +1146,9 @@ class LetterClassifier:
         top = np.argsort(-per_class, axis=1, kind="stable")[:, :LIKELIEST]
         return [
             LetterGuess(letter, _confidence(float(o), float(r)), float(o),
-                        tuple(self._classes[i] for i in row))
-            for letter, o, r, row in zip(best, own, rival, top, strict=True)
+                        tuple(self._classes[i] for i in row),
+                        tuple(round(float(per_class[k, i]), 4) for i in row))
+            for k, (letter, o, r, row) in enumerate(zip(best, own, rival, top, strict=True))
         ]
 
     def ranking(self, glyphs: np.ndarray) -> list[list[str]]:

@@ -125,6 +125,9 @@ class BoardReading:
     #: The classifier's likeliest letters for each lettered square, best first (none where
     #: Tesseract read alone): what the word check chooses among (:mod:`vision.wordcheck`).
     likeliest: dict[tuple[int, int], tuple[str, ...]] = field(default_factory=dict)
+    #: The glyph's similarity to each of its likeliest letters (same order): how much less it
+    #: looks like a lesser guess.
+    likeness: dict[tuple[int, int], tuple[float, ...]] = field(default_factory=dict)
     #: The photo's blur measured as a motion (the camera's during the exposure, or a defocus
     #: foreshortened by the camera's tilt), as undone for the letters, in squares of the board
     #: (0: none seen).  From :data:`MOTION_WARNING` on, letters are misread several times as
@@ -828,15 +831,15 @@ def read_letters(
     unseen_possible = bool(unseen) and by_stock is None
     it = iter(calibrated)
     below_accept: list[int] = []
-    likeliest: list[tuple[str, ...]] = [()] * len(glyphs)
+    likeliest: list[LetterGuess | None] = [None] * len(glyphs)
     for i, glyph in enumerate(glyphs):
         if glyph is None:
             guesses[i], sources[i] = LetterGuess(BLANK, 1.0), "blank"
             continue
         guess = next(it) if known else None
         guesses[i] = guess
-        if guess is not None:
-            likeliest[i] = guess.likeliest
+        if guess is not None and guess.likeliest:
+            likeliest[i] = guess
         if guess is not None and guess.confidence >= ACCEPT:
             sources[i] = "classifier"
         else:
@@ -887,12 +890,15 @@ def read_letters(
     # Whichever reader's letter stands, the classifier's likeliest letters go with it: they
     # are what the glyph looks like, for the words on the board to choose among.
     final = [LetterGuess(BLANK, 0.0) if g is None
-             else replace(g, likeliest=likeliest[i] or g.likeliest)
+             else g if likeliest[i] is None
+             else replace(g, likeliest=likeliest[i].likeliest,  # type: ignore[union-attr]
+                          likeness=likeliest[i].likeness)  # type: ignore[union-attr]
              for i, g in enumerate(guesses)]
     if tileset is not None:
         marked = marks_above(glyphs)
         final = [
-            LetterGuess(with_marks(g.letter, m, tileset), g.confidence, likeliest=g.likeliest)
+            LetterGuess(with_marks(g.letter, m, tileset), g.confidence, likeliest=g.likeliest,
+                        likeness=g.likeness)
             if g.letter != BLANK else g
             for g, m in zip(final, marked, strict=True)
         ]
@@ -1124,6 +1130,8 @@ def read_board(
         likeliest={square: guess.likeliest for square, guess in zip(squares, guesses,
                                                                     strict=True)
                    if guess.likeliest},
+        likeness={square: guess.likeness for square, guess in zip(squares, guesses, strict=True)
+                  if guess.likeness},
         motion_blur=0.0 if deblurred is None else deblurred.motion_squares,
     )
 

@@ -7,23 +7,23 @@ exception).  A misread letter almost always breaks a word; where the square lies
 check works on a whole reading (:class:`vision.read.BoardReading`) after the readers, so it
 serves both the calibrated classifier and Tesseract.
 
-Which squares are doubted: in each word not in the dictionary, its least confident letter,
-then its two least confident letters together.  A doubted square is solved as if it were a
-blank (:meth:`scorer.lexicon.Lexicon.blank_solutions`), with every word through it as the
-constraint.  A letter is changed only when the solution is unique; the square keeps a low
-confidence and its source becomes ``"dictionary"``.  Blanks (``?``) are never changed: their
-letter is unknown to a photo, so a word through a blank is checked with the blank free.
-
-The misread letters of a word are not always its least confident ones (a blurred E read as F
-with a fair margin, beside a letter the reader barely took).  A word that doubting leaves
-invalid is then mended by the letters its glyphs look like next: up to :data:`MOST_MENDED`
-of its letters changed, each to another of the reader's likeliest letters for its glyph, so
-that every word through them is valid; of such changes the cheapest (each changed letter
-costing one more than its rank among the glyph's guesses) is made when it is the only
-cheapest one.  A letter read with near certainty (:data:`SURE`) is neither doubted nor changed
-to a lesser guess: a word of such letters that is no word was broken by a tile or blank the
-photo did not show.  On the 300 rendered photos of ``bench/eval_rendered.py`` (both readers)
-these two rules leave 76 fewer squares wrong and 9 more.
+Which letters change: the cheapest set of changes that makes the invalid word and every
+word through a changed square valid, when it is the only cheapest one
+(:meth:`_BoardCheck.cheapest_mend`).  A change costs one, plus how much less the glyph looks
+like the new letter than like the reader's likeliest (its shortfall in similarity, in steps of
+:data:`LIKENESS_STEP`): a glyph the classifier found nearly as like an I as an L changes
+cheaply, one that was clearly an L does not.  A letter among the reader's likeliest for the
+glyph (:data:`vision.letters.LIKELIEST` of them) is what a glyph most often turns out to be;
+one outside them is allowed only where the reader was unsure (:data:`UNSURE_BELOW`), or ranked
+nothing (Tesseract alone), and costs :data:`ANY_LETTER` more.  A letter read with near
+certainty (:data:`SURE`) changes only to the glyph's likeliest letter (which another reader
+overruled): a word of such letters that is no word was broken by a tile or blank the photo did
+not show.  Searching the changes cheapest first, and the words they touch with them, mends a
+word with two misread letters whose crossing word holds a third, which taking the least
+confident letters of one word at a time could not, and never changes a letter read clearly to
+mend a word whose misread letters are elsewhere.  On the 300 rendered photos of
+``bench/eval_rendered.py`` this search left 70 squares wrong where the word-by-word check
+left 79 (calibrated), and 71 where it left 113 (uncalibrated).
 
 A ``?`` that is not a blank is different: a glyph the reader found ink for but could read no
 letter in (Tesseract on a blurred tile often answers nothing).  Such an *unread* square is
@@ -46,10 +46,12 @@ where that makes every word through it valid (:func:`missed_blanks`), within the
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -65,18 +67,30 @@ EMPTY = "."
 BLANK = "?"
 #: Confidence given to a letter the dictionary chose.
 CHOSEN_CONFIDENCE = 0.5
-#: At most this many letters of one invalid word are doubted together.
-MOST_DOUBTED = 2
-#: Words with more unknown squares than this (doubted letters and blanks together) are not
+#: Words with more unknown squares than this (unread letters and blanks together) are not
 #: solved: each unknown multiplies the search by the alphabet, and so many unknowns settle
 #: nothing anyway.
 MOST_UNKNOWN = 3
-#: At most this many letters of one invalid word are changed to letters their glyphs look
-#: like next (:meth:`_BoardCheck.mend_by_lookalikes`).
-MOST_MENDED = 2
-#: ... of which a letter read with at least this confidence is changed only to the glyph's
-#: likeliest letter.
+#: A letter read with at least this confidence changes only to the glyph's likeliest letter.
 SURE = 0.99
+#: Shortfall in the classifier's similarity (:attr:`vision.letters.LetterGuess.likeness`)
+#: that costs as much as one more changed letter.  Letters of one glyph lie 0.01 to 0.5
+#: apart; 0.03 to 0.06 gave the fewest errors on the rendered photos.
+LIKENESS_STEP = 0.045
+#: Confidence below which a letter may also change to one the reader did not rank at all...
+UNSURE_BELOW = 0.6
+#: ... at this much more than its least likely ranked letter.
+ANY_LETTER = 2.0
+#: Changes dearer than this are not made: that many misread letters in a few words are more
+#: likely a photo read badly throughout than a word the dictionary can settle.
+MOST_COST = 14.0
+#: At most this many letters change to mend one word and the words through its changes...
+MOST_CHANGED = 4
+#: ... and at most this many of one word.
+MOST_IN_A_WORD = 3
+#: Sets of changes tried for one word before it is left as read (a photo read badly
+#: throughout offers many).
+MOST_TRIED = 5000
 
 Square = tuple[int, int]
 
@@ -112,18 +126,20 @@ def correct_words(
     alphabet: Sequence[str] | TileSet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
     unread: Collection[Square] = (),
     likeliest: Mapping[Square, Sequence[str]] | None = None,
+    likeness: Mapping[Square, Sequence[float]] | None = None,
 ) -> tuple[list[str], list[tuple[Square, str, str]]]:
     """The board with letters that break words replaced where the dictionary settles them.
 
     ``rows`` are single-character squares (``.`` empty, ``?`` blank, a letter); ``confidence``
-    is the readers' confidence per square (15x15), which orders the doubt.  ``unread``: squares
+    is the readers' confidence per square (15x15).  ``unread``: squares
     shown as ``?`` that hold a letter no reader could make out (see the module notes).  Returns
     the new rows and the changes as ``(square, read, chosen)``.  A word mended by a change may
     let a word beside it be mended next, so the words are gone through until nothing changes.
 
-    ``likeliest``: the reader's likeliest letters for a square's glyph, best first.  Where the
-    words allow several letters, the one of those the glyph looks likeliest to be is chosen;
-    of letters it does not look like at all, none.
+    ``likeliest``: the reader's likeliest letters for a square's glyph, best first, and
+    ``likeness`` the glyph's similarity to each (without it, each rank down counts as one
+    :data:`LIKENESS_STEP`).  Where the words allow several letters, the one the glyph looks
+    likeliest to be is chosen; of letters it does not look like at all, none.
 
     >>> lex = Lexicon.from_words(["CAT", "COT"])
     >>> rows = ["." * 15 for _ in range(15)]
@@ -145,7 +161,7 @@ def correct_words(
     >>> correct_words(rows, np.full((15, 15), 0.9), lex)[1]  # a real blank stays one
     []
     """
-    check = _BoardCheck(rows, lexicon, alphabet, likeliest or {}, confidence)
+    check = _BoardCheck(rows, lexicon, alphabet, likeliest or {}, confidence, likeness or {})
     changes: list[tuple[Square, str, str]] = []
     settled: set[Square] = set()
     progress = True
@@ -164,22 +180,7 @@ def correct_words(
         for word in check.words:
             if check.valid(word):
                 continue
-            # A letter read with near certainty is not doubted: a word of such letters that is
-            # no word was broken elsewhere (a tile missed or a blank's letter).
-            doubt = sorted((sq for sq in word if check.letter(sq) != BLANK and sq not in settled
-                            and float(confidence[sq]) < SURE),
-                           key=lambda sq: float(confidence[sq]))
-            chosen = None
-            for count in range(1, MOST_DOUBTED + 1):
-                if len(doubt) < count:
-                    break
-                chosen = check.solve(doubt[:count])
-                if chosen is not None:
-                    break
-            if chosen is None:
-                # The misread letters need not be the least confident ones: a word is
-                # also mended by the letters its glyphs look like next.
-                chosen = check.mend_by_lookalikes(word, settled)
+            chosen = check.cheapest_mend(word, settled)
             if chosen is None:
                 continue
             for square, letter in chosen.items():
@@ -192,18 +193,50 @@ def correct_words(
     return ["".join(row) for row in check.board], changes
 
 
+@lru_cache(maxsize=32)
+def _spelt(lexicon: Lexicon, length: int) -> np.ndarray:
+    """The lexicon's words of ``length`` letters as code points, a row per position (length,
+    words): matching a pattern compares whole rows."""
+    words = [[ord(letter) for letter in word] for word in lexicon.words if len(word) == length]
+    return np.ascontiguousarray(np.array(words, np.uint32).reshape(len(words), length).T)
+
+
+def _spelt_like(lexicon: Lexicon, pattern: Sequence[str | None]) -> np.ndarray:
+    """The lexicon's words that have the pattern's letters where it has one (None: any
+    letter), spelt as by :func:`_spelt`."""
+    spelt = _spelt(lexicon, len(pattern))
+    kept: np.ndarray | None = None
+    for position, letter in enumerate(pattern):
+        if letter is None:
+            continue
+        if kept is None:
+            kept = np.flatnonzero(spelt[position] == ord(letter))
+        else:
+            kept = kept[spelt[position, kept] == ord(letter)]
+        if len(kept) == 0:
+            break
+    return spelt if kept is None else spelt[:, kept]
+
+
 class _BoardCheck:
     """A board being mended: its letters, its words and which words pass through a square."""
 
     def __init__(self, rows: Sequence[str], lexicon: Lexicon,
                  alphabet: Sequence[str] | TileSet,
-                 likeliest: Mapping[Square, Sequence[str]],
-                 confidence: np.ndarray | None = None) -> None:
+                 likeliest: Mapping[Square, Sequence[str]] | None = None,
+                 confidence: np.ndarray | None = None,
+                 likeness: Mapping[Square, Sequence[float]] | None = None) -> None:
         self.board = [list(row) for row in rows]
-        self.likeliest = likeliest
+        self.likeliest = likeliest or {}
+        self.likeness = likeness or {}
         self.confidence = np.zeros((SIZE, SIZE)) if confidence is None else confidence
         self.lexicon = lexicon
         self.alphabet = alphabet
+        self.letters = [letter for letter in (
+            alphabet.letters if isinstance(alphabet, TileSet) else alphabet) if letter != BLANK]
+        self._spelling_valid: dict[str, bool] = {}
+        self._costs: dict[Square, dict[str, float]] = {}
+        self._fitting: dict[tuple[str | None, ...], list[tuple[str, ...]]] = {}
         self.words = words_on(rows)
         self.through: dict[Square, list[int]] = {}
         for index, word in enumerate(self.words):
@@ -227,14 +260,23 @@ class _BoardCheck:
                 out.append(letter)
         return out
 
-    def valid(self, word: list[Square]) -> bool:
-        """Whether the word is in the dictionary (some letter for each blank in it); a word of
-        more blanks than :data:`MOST_UNKNOWN` counts as valid, there being nothing to check."""
-        unknown: dict[Square, int] = {}
-        items = self.items(word, unknown)
-        if len(unknown) > MOST_UNKNOWN:
-            return True
-        return bool(self.lexicon.blank_solutions([items], self.alphabet, limit=1))
+    def valid(self, word: list[Square], change: Mapping[Square, str] | None = None) -> bool:
+        """Whether the word (with ``change`` made) is in the dictionary, some letter for each
+        blank in it; a word of more blanks than :data:`MOST_UNKNOWN` counts as valid, there
+        being nothing to check."""
+        change = change or {}
+        spelling = "".join(change.get(square) or self.letter(square) for square in word)
+        known = self._spelling_valid.get(spelling)
+        if known is None:
+            if spelling.count(BLANK) > MOST_UNKNOWN:
+                known = True
+            elif BLANK in spelling:
+                pattern = [None if letter == BLANK else letter for letter in spelling]
+                known = _spelt_like(self.lexicon, pattern).shape[1] > 0
+            else:
+                known = spelling in self.lexicon
+            self._spelling_valid[spelling] = known
+        return known
 
     def solve(self, doubted: list[Square]) -> dict[Square, str] | None:
         """The doubted squares' letters when exactly one choice makes all their words valid."""
@@ -253,57 +295,98 @@ class _BoardCheck:
         (letters,) = choices
         return dict(zip(doubted, letters, strict=True))
 
-    def mend_by_lookalikes(self, word: list[Square],
-                           settled: Collection[Square]) -> dict[Square, str] | None:
-        """The cheapest change of up to :data:`MOST_MENDED` letters of an invalid ``word``,
-        each to another of the letters its glyph looks likeliest to be, that makes every word
-        through the changed squares valid; None when no change does, or several are cheapest.
+    def cheapest_mend(self, word: list[Square],
+                      settled: Collection[Square]) -> dict[Square, str] | None:
+        """The cheapest set of changes that makes the invalid ``word`` and every word through
+        a changed square valid (see the module notes for the costs); None when there is no
+        such set, or several are cheapest.
 
-        A change costs, per letter, one plus the new letter's rank among the glyph's
-        likeliest: one letter to the glyph's second guess is cheaper than two letters, or
-        than one to its third guess.
+        The sets are searched cheapest first: a set that leaves a word invalid (``word``
+        itself, or one it crosses at a changed square) grows by the changes of up to
+        :data:`MOST_IN_A_WORD` of that word's letters that spell a word, until none is
+        left invalid.  Squares in ``settled`` (changed already) stay as they are.
+
+        >>> lex = Lexicon.from_words(["BRIEF", "REEF"])
+        >>> rows = ["." * 15 for _ in range(15)]
+        >>> rows[7] = "...BRTFF......."
+        >>> check = _BoardCheck(rows, lex, "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+        ...                     {(7, 5): "TIL", (7, 6): "FET"}, np.full((15, 15), 0.9))
+        >>> check.cheapest_mend(check.words[0], set())
+        {(7, 5): 'I', (7, 6): 'E'}
         """
-        options: list[tuple[Square, list[tuple[str, int]]]] = []
-        for square in word:
-            letter = self.letter(square)
-            ranked = self.likeliest.get(square, ())
-            if letter == BLANK or square in settled or not ranked:
+        frontier: list[tuple[float, tuple[tuple[Square, str], ...]]] = [(0.0, ())]
+        seen: set[tuple[tuple[Square, str], ...]] = set()
+        cheapest: list[dict[Square, str]] = []
+        cheapest_cost = math.inf
+        while frontier and len(seen) < MOST_TRIED:
+            cost, changes = heapq.heappop(frontier)
+            if cost > cheapest_cost:
+                break
+            if changes in seen:
                 continue
-            # A letter the reader is sure of is changed only to the glyph's likeliest letter
-            # (which another reader overruled), never to a lesser guess.
-            sure = float(self.confidence[square]) >= SURE
-            others = [(other, 1 + rank) for rank, other in enumerate(ranked)
-                      if other != letter and not (sure and rank > 0)]
-            if others:
-                options.append((square, others))
-        best: list[dict[Square, str]] = []
-        best_cost = math.inf
-        for count in range(1, MOST_MENDED + 1):
-            for chosen in itertools.combinations(options, count):
-                for letters in itertools.product(*(others for _, others in chosen)):
-                    cost = sum(letter_cost for _, letter_cost in letters)
-                    if cost > best_cost:
-                        continue
-                    change = {square: letter for (square, _), (letter, _)
-                              in zip(chosen, letters, strict=True)}
-                    if not self._valid_with(change):
-                        continue
-                    if cost < best_cost:
-                        best, best_cost = [], cost
-                    best.append(change)
-        return best[0] if len(best) == 1 else None
+            seen.add(changes)
+            change = dict(changes)
+            touched = [word] + [self.words[w] for square in change for w in self.through[square]]
+            invalid = next((w for w in touched if not self.valid(w, change)), None)
+            if invalid is None:
+                cheapest.append(change)
+                cheapest_cost = cost
+                continue
+            free = [square for square in invalid if square not in change
+                    and square not in settled and self._change_costs(square)]
+            for count in range(1, min(MOST_IN_A_WORD, MOST_CHANGED - len(change)) + 1):
+                for squares in itertools.combinations(free, count):
+                    costs = [self._change_costs(square) for square in squares]
+                    for letters in self._fitting_letters(invalid, change, squares):
+                        pairs = list(zip(letters, costs, strict=True))
+                        if not all(letter in cost_of for letter, cost_of in pairs):
+                            continue
+                        total = cost + sum(cost_of[letter] for letter, cost_of in pairs)
+                        if total <= MOST_COST:
+                            grown = changes + tuple(zip(squares, letters, strict=True))
+                            heapq.heappush(frontier, (total, tuple(sorted(grown))))
+        return cheapest[0] if len(cheapest) == 1 and len(seen) < MOST_TRIED else None
 
-    def _valid_with(self, change: Mapping[Square, str]) -> bool:
-        """Whether every word through the squares of ``change`` is valid with it made."""
-        was = {square: self.letter(square) for square in change}
-        for (r, c), letter in change.items():
-            self.board[r][c] = letter
-        try:
-            involved = {w for square in change for w in self.through[square]}
-            return all(self.valid(self.words[w]) for w in involved)
-        finally:
-            for (r, c), letter in was.items():
-                self.board[r][c] = letter
+    def _change_costs(self, square: Square) -> dict[str, float]:
+        """The letters ``square`` may change to, each with what the change costs."""
+        if square in self._costs:
+            return self._costs[square]
+        letter = self.letter(square)
+        confidence = float(self.confidence[square])
+        ranked = list(self.likeliest.get(square, ()))
+        likeness = list(self.likeness.get(square, ())) or [
+            -rank * LIKENESS_STEP for rank in range(len(ranked))]
+        costs: dict[str, float] = {}
+        if letter != BLANK:
+            sure = confidence >= SURE
+            for rank, other in enumerate(ranked):
+                if other != letter and not (sure and rank > 0):
+                    costs[other] = 1.0 + (likeness[0] - likeness[rank]) / LIKENESS_STEP
+            if not sure and (confidence < UNSURE_BELOW or not ranked):
+                unranked = 1.0 + ANY_LETTER + (
+                    (likeness[0] - likeness[-1]) / LIKENESS_STEP if ranked else 0.0)
+                for other in self.letters:
+                    if other != letter and other not in costs and other not in ranked:
+                        costs[other] = unranked
+        self._costs[square] = costs
+        return costs
+
+    def _fitting_letters(self, word: list[Square], change: Mapping[Square, str],
+                         squares: tuple[Square, ...]) -> list[tuple[str, ...]]:
+        """Every choice of letters for ``squares`` (all in ``word``) that spells a word with
+        ``change`` made, blanks free; each differs from what the squares hold."""
+        pattern = tuple(None if square in squares
+                        or (change.get(square) or self.letter(square)) == BLANK
+                        else change.get(square) or self.letter(square) for square in word)
+        key = pattern + tuple(f"{r},{c}" for r, c in squares)
+        if key not in self._fitting:
+            where = [word.index(square) for square in squares]
+            held = [ord(self.letter(square)) for square in squares]
+            spelt = _spelt_like(self.lexicon, pattern)[where]
+            differ = np.all(spelt != np.array(held, np.uint32)[:, None], axis=0)
+            self._fitting[key] = [tuple(chr(code) for code in codes) for codes in
+                                  sorted(set(map(tuple, spelt[:, differ].T.tolist())))]
+        return self._fitting[key]
 
     def _likeliest_of(
         self, doubted: list[Square], choices: set[tuple[str, ...]]
@@ -348,7 +431,7 @@ def missed_blanks(
     """
     if budget <= 0:
         return []
-    check = _BoardCheck(rows, lexicon, alphabet, {})
+    check = _BoardCheck(rows, lexicon, alphabet)
     invalid = [word for word in check.words if not check.valid(word)]
     found: list[Square] = []
     for word in invalid:
@@ -364,13 +447,14 @@ def missed_blanks(
     return found if len(found) <= budget else []
 
 
+
 def _blank_mends(rows: Sequence[str], square: Square, lexicon: Lexicon,
                  alphabet: Sequence[str] | TileSet, invalid: int) -> bool:
     """Whether a blank on ``square`` makes every word through it valid and leaves fewer than
     ``invalid`` words on the board invalid."""
     trial = [list(row) for row in rows]
     trial[square[0]][square[1]] = BLANK
-    check = _BoardCheck(["".join(row) for row in trial], lexicon, alphabet, {})
+    check = _BoardCheck(["".join(row) for row in trial], lexicon, alphabet)
     through = check.through.get(square, [])
     if not through or not all(check.valid(check.words[i]) for i in through):
         return False
@@ -387,7 +471,7 @@ def check_reading(reading: BoardReading, lexicon: Lexicon, tileset: TileSet) -> 
     unread = [square for square, source in sorted(reading.sources.items())
               if source == "tesseract" and reading.board[square[0]][square[1]] == BLANK]
     rows, changes = correct_words(reading.board, reading.confidence, lexicon, tileset, unread,
-                                  reading.likeliest)
+                                  reading.likeliest, reading.likeness)
     # The set's blanks not seen on the board yet (an unread glyph is no blank).
     budget = tileset.counts.get(BLANK, 0) - sum(
         row.count(BLANK) for row in rows) + sum(1 for sq in unread if rows[sq[0]][sq[1]] == BLANK)
