@@ -1,5 +1,5 @@
-"""The word check after reading: a letter that breaks a word is mended only when the dictionary
-leaves exactly one choice."""
+"""The word check after reading: letters that break words are mended only when one change is
+cheapest of those the dictionary allows."""
 
 from __future__ import annotations
 

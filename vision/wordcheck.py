@@ -1,5 +1,6 @@
-"""The board's words as evidence for its letters: a read letter that leaves a word invalid is
-replaced when exactly one letter makes every word through its square valid.
+"""The board's words as evidence for its letters: the letters of a word that is no word are
+replaced by the cheapest change that makes every word they lie in valid, when only one is
+cheapest.
 
 A board from a real game holds words of the agreed dictionary (a phony that stood is the rare
 exception).  A misread letter almost always breaks a word; where the square lies in two words
@@ -20,15 +21,15 @@ certainty (:data:`SURE`) changes only to the glyph's likeliest letter (which ano
 overruled): a word of such letters that is no word was broken by a tile or blank the photo did
 not show.  Searching the changes cheapest first, and the words they touch with them, mends a
 word with two misread letters whose crossing word holds a third, which taking the least
-confident letters of one word at a time could not, and never changes a letter read clearly to
-mend a word whose misread letters are elsewhere.  On the 300 rendered photos of
+confident letters of one word at a time could not, and leaves a clearly read letter alone where
+letters whose glyphs look like others mend the words as well.  On the 300 rendered photos of
 ``bench/eval_rendered.py`` this search left 70 squares wrong where the word-by-word check
 left 79 (calibrated), and 71 where it left 113 (uncalibrated).
 
 A ``?`` that is not a blank is different: a glyph the reader found ink for but could read no
 letter in (Tesseract on a blurred tile often answers nothing).  Such an *unread* square is
-solved like a doubted one, valid words or not, and takes the dictionary's letter when that is
-unique; otherwise it stays ``?`` with its low confidence.
+solved over the whole alphabet, valid words or not, and takes the dictionary's letter when that
+is unique; otherwise it stays ``?`` with its low confidence.
 
 A blank tile can also pass for an empty square, on boards whose squares are of the tiles'
 colour.  After the letters, an empty square at the end of a word still invalid becomes a blank
