@@ -267,3 +267,35 @@ def test_a_clearly_read_letter_is_not_changed_to_mend_a_word_misread_elsewhere()
     assert "".join(fixed[r][4] for r in range(7, 12)) == "BONED"
     assert fixed[7][4:8] == "BAFF" and fixed[11][2:5] == "LED"
     assert sorted(changes) == [((11, 2), "H", "L"), ((11, 3), "U", "E"), ((11, 4), "T", "D")]
+
+
+def test_a_letter_misread_in_one_word_is_read_again_by_the_photos_own_letters() -> None:
+    """THE read THF: the reader took the E's glyph for an F, and THO and THY mend the word as
+    well as THE.  The E's of BEES and SEE, valid words of the same photo, look just like the
+    glyph, so it is read as theirs."""
+    from vision.letters import GLYPH_PX
+
+    def shape(k: int) -> np.ndarray:
+        glyph = np.zeros((GLYPH_PX, GLYPH_PX), np.float32)
+        glyph[2:-2, 2 + 2 * k:5 + 2 * k] = 1
+        glyph[3 + 2 * k:6 + 2 * k, 2:-2] = 1
+        return glyph
+
+    lexicon = Lexicon.from_words(["THE", "THO", "THY", "TO", "BEES", "SEE"])
+    rows = board((7, 6, "THF"), (8, 6, "O"), (3, 2, "BEES"), (11, 3, "SEE"))
+    shapes = {letter: shape(k) for k, letter in enumerate("THEOBSF")}
+    squares = [(r, c) for r in range(15) for c in range(15) if rows[r][c] != "."]
+    confidence = np.full((15, 15), 0.9)
+    confidence[7, 8] = 0.5
+    likeliest = {sq: (rows[sq[0]][sq[1]], "P", "I") for sq in squares}
+    likeness = {sq: (0.95, 0.7, 0.6) for sq in squares}
+    likeliest[7, 8], likeness[7, 8] = ("F", "P", "T"), (0.8, 0.7, 0.6)
+    glyphs = {sq: shapes[rows[sq[0]][sq[1]]] for sq in squares}
+    glyphs[7, 8] = shapes["E"]
+    reading = BoardReading(rows, np.zeros((4, 2), np.float32), confidence, 0.1,
+                           sources={sq: "classifier" for sq in squares},
+                           likeliest=likeliest, likeness=likeness)
+    assert check_reading(reading, lexicon, TileSet.named("en")).board == rows
+    checked = check_reading(replace(reading, glyphs=glyphs), lexicon, TileSet.named("en"))
+    assert checked.board[7][6:9] == "THE"
+    assert checked.sources[7, 8] == "dictionary" and checked.confidence[7, 8] <= 0.5

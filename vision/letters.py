@@ -1180,6 +1180,12 @@ class LetterClassifier:
         allowed = self._blurs_allowed(table.max(axis=2))
         return table[:, allowed].max(axis=1)
 
+    def likeness(self, glyphs: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """For normalised glyphs (N, GLYPH_PX, GLYPH_PX) of one photo, the letters learnt and
+        each glyph's similarity to each one's nearest sample (N, letters)."""
+        glyphs = np.asarray(glyphs, np.float32).reshape(-1, GLYPH_PX, GLYPH_PX)
+        return list(self._classes), self._per_class(glyphs)
+
     def similarity_to(self, glyphs: np.ndarray, letters: Sequence[str]) -> np.ndarray:
         """For normalised glyphs (N, GLYPH_PX, GLYPH_PX) of one photo, each one's similarity
         to the nearest sample of the letter given for it (-2 for a letter never learnt)."""

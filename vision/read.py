@@ -133,6 +133,9 @@ class BoardReading:
     #: (0: none seen).  From :data:`MOTION_WARNING` on, letters are misread several times as
     #: often (:meth:`warnings`).
     motion_blur: float = 0.0
+    #: Each lettered square's glyph as the classifiers saw it (:attr:`Glyph.normalised`): the
+    #: word check learns from the photo's own letters in valid words what its others are.
+    glyphs: dict[tuple[int, int], np.ndarray] = field(default_factory=dict, repr=False)
 
     def warnings(self) -> list[str]:
         """What about the photo may have made the reading wrong, for the user to act on.
@@ -1133,6 +1136,8 @@ def read_board(
         likeness={square: guess.likeness for square, guess in zip(squares, guesses, strict=True)
                   if guess.likeness},
         motion_blur=0.0 if deblurred is None else deblurred.motion_squares,
+        glyphs={square: glyph.normalised for square, glyph in zip(squares, glyphs, strict=True)
+                if glyph is not None},
     )
 
 
