@@ -273,6 +273,19 @@ ROWS = {
         "........T......", ".......MA......", ".......IT......", ".......NU......",
         ".......DE......", ".......eS......", "ARbOURED.......",
     ),
+    # Seed 4.
+    "middle, tiles down the left and along the bottom": (
+        "S......W.......", "UH.....R.......", "QAID...E.......", ".J.EPEEs.......",
+        ".I..A..T.......", "..RITZ.........", "N...C...E......", "O...HOMER......",
+        "R...O...G......", "IF..UP.........", "AL..LI.........", ".OFAYS........T",
+        ".G............A", ".SADLY....WRICK", ".....EVIcTEE..A",
+    ),
+    "late, tiles on the right and along the bottom": (
+        "..EQuATE.....BA", "..R....DOE..WET", "..N.....WRITHE.", "..E........HAST",
+        "..........NOR.R", ".........JO.VIA", ".........E..ENG", ".......PLUCKs.I",
+        "..........L...C", ".........YID...", "I.........V....", "X.........IN...",
+        "O.........AA...", "ROSY....UNSOLD.", "A..AUROUS..I...",
+    ),
     # Seed 2.
     "middle, tiles in the top half": (
         "....D........A.", ".BRIEF.......G.", "....R........A.", "...MIR.......I.",
@@ -339,6 +352,14 @@ SITUATIONS = {
     "red board blurred, empty squares side by side on one half": (
         "red", "middle, tiles in the top left", benchmark_camera(181, seed=3),
     ),
+    # Cells found off the board (a tile rack's squares) stretch the box the lattice's squares
+    # fill, so that counting them along a diagonal packed them tighter than along the lines.
+    "small sharp green board, a tile rack above it": (
+        "green", "middle, tiles down the left and along the bottom", benchmark_camera(54, seed=4),
+    ),
+    "red board turned 75 degrees, tile racks above and below": (
+        "red", "late, tiles on the right and along the bottom", benchmark_camera(162, seed=4),
+    ),
 }
 
 
@@ -372,6 +393,16 @@ def test_tiles_edges_do_not_pull_the_grid_off_the_printed_lines(situation):
     # Fitted to every ridge, tiles' edges included, these grids were a quarter and a third of
     # a square off at a corner; the lines between empty squares put them within a hundredth.
     assert rendered_error(found, photo) < 0.05, situation
+
+
+@pytest.mark.parametrize("situation", ["small sharp green board, a tile rack above it",
+                                       "red board turned 75 degrees, tile racks above and below"])
+def test_a_lattice_counted_along_a_diagonal_is_turned_onto_the_grid_lines(situation):
+    photo = rendered(situation)
+    found = locate_board(photo.image)
+    # With a diagonal for one axis the grid came out a parallelogram, 8.8 and 10.6 squares off
+    # at a corner; the axes that meet nearly square in the photo are the grid's.
+    assert rendered_error(found, photo) < 0.15, situation
 
 
 def test_a_grey_photo_too_blurred_at_first_is_looked_at_farther():

@@ -13,7 +13,8 @@ The grid lines are the one thing every edition shares, so the search uses only t
    coordinates to the image) is grown outward, admitting cells that land on lattice sites and
    refitting as it goes (affine while small, projective once it spans a few squares).  Clutter
    (carpet, the score track, tile racks) does not sit on the lattice and is left out.  The
-   lattice's axes are then turned onto the grid lines (a diagonal can pass for an axis).
+   lattice's axes are then turned onto the grid lines (a diagonal can pass for an axis, and
+   where a few cells off the board joined the lattice, even pack its cells tightest).
 4. The lattice is refined against the lines themselves: the ridge peak is found near many points
    along each projected grid line and the homography is refitted to those peaks (a line-based
    DLT), which makes it sub-pixel accurate.  Tiles stand above the board, so at a slant their
@@ -374,23 +375,48 @@ def _square_basis(lattice: _Lattice) -> _Lattice:
 
     The same lattice points can be counted along diagonals too (the seed's neighbours may offer a
     diagonal as an axis when perspective squeezes one direction).  On a square board the true
-    axes are the ones that pack the squares into the smallest bounding box.
+    axes are the ones that pack the squares into the smallest bounding box, unless cells off
+    the board (a tile rack's, the score track's) stretch that box: a basis whose axes meet at
+    a slant (:data:`_SLANTED`) then gives way to one whose axes meet nearly square in the photo
+    (:data:`_SQUARE_ENOUGH`), as a grid's do however the camera is tilted.
     """
     if len(lattice.sites) < 3:
         return lattice
-    best_area, best_shear = np.inf, _SHEARS[0]
-    for shear in _SHEARS:
-        sites = lattice.sites @ shear.T
-        area = float(np.prod(np.ptp(sites, axis=0) + 1))
-        if area < best_area - 1e-9:
-            best_area, best_shear = area, shear
-    if best_shear is _SHEARS[0]:
+    areas = [float(np.prod(np.ptp(lattice.sites @ shear.T, axis=0) + 1)) for shear in _SHEARS]
+    best = int(np.argmin(areas))  # the first of equals: the basis as found
+    slant = [_axes_slant(lattice, shear) for shear in _SHEARS]
+    squarest = int(np.argmin(slant))
+    if slant[best] > _SLANTED and slant[squarest] < _SQUARE_ENOUGH:
+        best = squarest
+    if best == 0:
         return lattice
     to_new = np.eye(3)
-    to_new[:2, :2] = best_shear
+    to_new[:2, :2] = _SHEARS[best]
     homography = lattice.homography @ np.linalg.inv(to_new)
-    sites = np.rint(lattice.sites @ best_shear.T).astype(int)
+    sites = np.rint(lattice.sites @ _SHEARS[best].T).astype(int)
     return _Lattice(homography, sites, lattice.members)
+
+
+#: |cos| of the angle between a lattice basis's axes in the photo, at its cells' middle, above
+#: which the basis is taken for one with a diagonal among its axes (a grid's axes meet within
+#: about 30 degrees of square up to the steepest tilt read) ...
+_SLANTED = 0.5
+#: ... where another basis's axes meet within this of square.
+_SQUARE_ENOUGH = 0.2
+
+
+def _axes_slant(lattice: _Lattice, shear: np.ndarray) -> float:
+    """|cos| of the angle at which the axes of the lattice re-expressed by ``shear`` meet in
+    the photo, at the middle of its cells."""
+    to_new = np.eye(3)
+    to_new[:2, :2] = shear
+    homography = lattice.homography @ np.linalg.inv(to_new)
+    middle = (lattice.sites @ shear.T).mean(axis=0)
+    points = np.array([middle, middle + (1, 0), middle + (0, 1)])
+    projected = np.c_[points, np.ones(3)] @ homography.T
+    projected = projected[:, :2] / projected[:, 2:]
+    u, v = projected[1] - projected[0], projected[2] - projected[0]
+    return float(abs(u @ v) / max(np.linalg.norm(u) * np.linalg.norm(v), 1e-9))
 
 
 # --------------------------------------------------------------------------- line refinement
