@@ -834,7 +834,7 @@ def read_letters(
     unseen_possible = bool(unseen) and by_stock is None
     it = iter(calibrated)
     below_accept: list[int] = []
-    likeliest: list[LetterGuess | None] = [None] * len(glyphs)
+    ranked: list[LetterGuess | None] = [None] * len(glyphs)  # the classifier's, where it ranked
     for i, glyph in enumerate(glyphs):
         if glyph is None:
             guesses[i], sources[i] = LetterGuess(BLANK, 1.0), "blank"
@@ -842,7 +842,7 @@ def read_letters(
         guess = next(it) if known else None
         guesses[i] = guess
         if guess is not None and guess.likeliest:
-            likeliest[i] = guess
+            ranked[i] = guess
         if guess is not None and guess.confidence >= ACCEPT:
             sources[i] = "classifier"
         else:
@@ -893,10 +893,9 @@ def read_letters(
     # Whichever reader's letter stands, the classifier's likeliest letters go with it: they
     # are what the glyph looks like, for the words on the board to choose among.
     final = [LetterGuess(BLANK, 0.0) if g is None
-             else g if likeliest[i] is None
-             else replace(g, likeliest=likeliest[i].likeliest,  # type: ignore[union-attr]
-                          likeness=likeliest[i].likeness)  # type: ignore[union-attr]
-             for i, g in enumerate(guesses)]
+             else g if r is None
+             else replace(g, likeliest=r.likeliest, likeness=r.likeness)
+             for g, r in zip(guesses, ranked, strict=True)]
     if tileset is not None:
         marked = marks_above(glyphs)
         final = [

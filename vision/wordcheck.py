@@ -25,6 +25,9 @@ confident letters of one word at a time could not, and leaves a clearly read let
 letters whose glyphs look like others mend the words as well.  On the 300 rendered photos of
 ``bench/eval_rendered.py`` this search left 70 squares wrong where the word-by-word check
 left 79 (calibrated), and 71 where it left 113 (uncalibrated).
+A changed square keeps a low confidence and its source becomes ``"dictionary"``.  Blanks
+(``?``) are never changed: their letter is unknown to a photo, so a word through a blank is
+checked with the blank free.
 
 A reader learnt from other tiles (printed typefaces, or the user's own photographed otherwise)
 can take one letter of this photo's font and blur for another wherever it stands, yet the same
