@@ -286,6 +286,12 @@ ROWS = {
         "..........L...C", ".........YID...", "I.........V....", "X.........IN...",
         "O.........AA...", "ROSY....UNSOLD.", "A..AUROUS..I...",
     ),
+    "full, turned upside down": (
+        "UN.....T..EXINE", "POMELO.WEFT....", ".MONORAIL......", "...F...G..T....",
+        "G.QAIDs..OE....", "E..C..AR.HEIR..", "T..E.SWAYS.....", "U..DRONGO..A...",
+        "PAL..R.....y...", ".ZINEB...BHUT..", ".OE.DINKLY.R...", ".T...C.A...V...",
+        "JEU....V...E...", ".S.....A...D...", ".......S...A...",
+    ),
     # Seed 2.
     "middle, tiles in the top half": (
         "....D........A.", ".BRIEF.......G.", "....R........A.", "...MIR.......I.",
@@ -360,6 +366,12 @@ SITUATIONS = {
     "red board turned 75 degrees, tile racks above and below": (
         "red", "late, tiles on the right and along the bottom", benchmark_camera(162, seed=4),
     ),
+    # The cream band between a red board's grid and its frame looks like one more row, and
+    # tiles cover most premium squares: the layout still matches one window best, though by
+    # less than it does on emptier boards.
+    "red board upside down, tiles over most premium squares": (
+        "red", "full, turned upside down", benchmark_camera(279, seed=4),
+    ),
 }
 
 
@@ -403,6 +415,15 @@ def test_a_lattice_counted_along_a_diagonal_is_turned_onto_the_grid_lines(situat
     # With a diagonal for one axis the grid came out a parallelogram, 8.8 and 10.6 squares off
     # at a corner; the axes that meet nearly square in the photo are the grid's.
     assert rendered_error(found, photo) < 0.15, situation
+
+
+def test_premium_squares_under_many_tiles_still_move_the_window():
+    photo = rendered("red board upside down, tiles over most premium squares")
+    found = locate_board(photo.image)
+    # Its window matched the layout by 0.10 more than the next (the score's units), short of
+    # the 0.15 asked then: the grid was taken a row off.  No window of 1,000 other rendered
+    # photos nor of the 30 real ones moves with 0.08.
+    assert rendered_error(found, photo) < 0.15
 
 
 def test_a_grey_photo_too_blurred_at_first_is_looked_at_farther():
