@@ -971,7 +971,9 @@ def _search(image: np.ndarray, grey: np.ndarray) -> _Attempt:
     look with more squares wins; it costs about twice the grey one, so a board found in grey
     with its squares mostly under tiles is not looked at again).  Squares too small at this
     resolution call for a closer look, and too few squares for a farther one (a blurred
-    photo), in grey and then, where grey still finds no board, in colour.
+    photo), in grey and then, where grey still finds no board, in colour; a small board too,
+    where the closer look found fewer than :data:`_ENOUGH_CELLS` (under blur, a lattice of
+    the wrong size).
     """
     attempt = _attempt(grey, WORK_LONG_SIDE)
     # Grey mixes the channels, diluting a line that differs from its squares mainly in one
@@ -995,7 +997,8 @@ def _search(image: np.ndarray, grey: np.ndarray) -> _Attempt:
     # out only in its channel, as at the first resolution).
     farther_looks = [grey] + ([image] if image.ndim == 3 else [])
     for look in farther_looks:
-        if len(attempt.lattice.members) >= _MIN_LATTICE_CELLS or too_small:
+        members = len(attempt.lattice.members)
+        if members >= _ENOUGH_CELLS or (members >= _MIN_LATTICE_CELLS and not too_small):
             break
         farther = _attempt(look, int(WORK_LONG_SIDE * _FARTHER))
         if (len(farther.lattice.members) > len(attempt.lattice.members)
