@@ -384,17 +384,12 @@ def _square_basis(lattice: _Lattice) -> _Lattice:
         return lattice
     areas = [float(np.prod(np.ptp(lattice.sites @ shear.T, axis=0) + 1)) for shear in _SHEARS]
     best = int(np.argmin(areas))  # the first of equals: the basis as found
-    slant = [_axes_slant(lattice, shear) for shear in _SHEARS]
-    squarest = int(np.argmin(slant))
-    if slant[best] > _SLANTED and slant[squarest] < _SQUARE_ENOUGH:
-        best = squarest
-    if best == 0:
-        return lattice
-    to_new = np.eye(3)
-    to_new[:2, :2] = _SHEARS[best]
-    homography = lattice.homography @ np.linalg.inv(to_new)
-    sites = np.rint(lattice.sites @ _SHEARS[best].T).astype(int)
-    return _Lattice(homography, sites, lattice.members)
+    if _axes_slant(_in_basis(lattice, _SHEARS[best])) > _SLANTED:
+        slant = [_axes_slant(_in_basis(lattice, shear)) for shear in _SHEARS]
+        squarest = int(np.argmin(slant))
+        if slant[squarest] < _SQUARE_ENOUGH:
+            best = squarest
+    return lattice if best == 0 else _in_basis(lattice, _SHEARS[best])
 
 
 #: |cos| of the angle between a lattice basis's axes in the photo, at its cells' middle, above
@@ -405,15 +400,21 @@ _SLANTED = 0.5
 _SQUARE_ENOUGH = 0.2
 
 
-def _axes_slant(lattice: _Lattice, shear: np.ndarray) -> float:
-    """|cos| of the angle at which the axes of the lattice re-expressed by ``shear`` meet in
-    the photo, at the middle of its cells."""
+def _in_basis(lattice: _Lattice, shear: np.ndarray) -> _Lattice:
+    """The lattice re-expressed in the basis that ``shear`` (an integer change of basis) gives."""
     to_new = np.eye(3)
     to_new[:2, :2] = shear
     homography = lattice.homography @ np.linalg.inv(to_new)
-    middle = (lattice.sites @ shear.T).mean(axis=0)
+    sites = np.rint(lattice.sites @ shear.T).astype(int)
+    return _Lattice(homography, sites, lattice.members)
+
+
+def _axes_slant(lattice: _Lattice) -> float:
+    """|cos| of the angle at which the lattice's axes meet in the photo, at the middle of its
+    cells."""
+    middle = lattice.sites.mean(axis=0)
     points = np.array([middle, middle + (1, 0), middle + (0, 1)])
-    projected = np.c_[points, np.ones(3)] @ homography.T
+    projected = np.c_[points, np.ones(3)] @ lattice.homography.T
     projected = projected[:, :2] / projected[:, 2:]
     u, v = projected[1] - projected[0], projected[2] - projected[0]
     return float(abs(u @ v) / max(np.linalg.norm(u) * np.linalg.norm(v), 1e-9))
