@@ -317,3 +317,30 @@ def test_a_line_across_a_square_is_told_from_a_letter_and_a_tiles_edge() -> None
     assert finder.lines_across([(7, 7), (7, 3), (3, 3)]).tolist() == [True, False, False]
     # Turned a quarter, the crease runs across the same middle square.
     assert finder.lines_across([(7, 7)], quarter_turns=1).tolist() == [True]
+
+
+def _stem_and_foot(joined: bool) -> np.ndarray:
+    """A tile with a dark stem and, at its lower right, a piece of a foot as a blur across it
+    leaves it: weaker than the stem, and (``joined``) tied to it by fainter ink still."""
+    crop = crafted_tile(None, None)
+    grey_of = {"stem": 60, "foot": 155, "tie": 185}  # the face is about 225
+    y0, y1 = M + 10, M + 36  # the stem, 26 px tall
+    crop[y0:y1, M + 17 : M + 23] = grey_of["stem"]
+    crop[y1 - 6 : y1, M + 31 : M + 39] = grey_of["foot"]
+    if joined:
+        crop[y1 - 5 : y1 - 1, M + 23 : M + 31] = grey_of["tie"]
+    return crop
+
+
+def test_a_weak_stroke_tied_to_the_letter_by_faint_ink_is_not_its_digit():
+    # Motion blur across an L's foot or an E's arms leaves them weaker than the stem, cut from
+    # it at the level that holds a glyph together: taken for the point-value digit, they were
+    # cut out of the glyph, and L, E and F were read as I.
+    apart = extract_glyph(_stem_and_foot(joined=False), S)
+    tied = extract_glyph(_stem_and_foot(joined=True), S)
+    assert apart is not None and tied is not None
+    assert apart.digit is not None and apart.digit[0] > 0 and apart.digit[1] > 0
+    assert tied.digit is None
+    # The foot is in the glyph: its ink spans more than the stem's width.
+    columns = np.nonzero(tied.normalised.max(axis=0) > 0.3)[0]
+    assert columns.max() - columns.min() >= GLYPH_PX // 2

@@ -608,6 +608,7 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
     parts = [None] * n
     #: (crop, components kept, boxes of the digit's ink) of each glyph found, for the shading.
     found: list[tuple[int, list[int], list[tuple[int, int, int, int]]]] = []
+    faint_labels: np.ndarray | None = None
     for i, g in enumerate(best.tolist()):
         if g < 0:
             continue
@@ -660,6 +661,7 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
         total = np.zeros(2)
         weight = 0.0
         digit_ink = list(digit_boxes)
+        letter_faint: set[int] | None = None
         for bx0, by0, bx1, by1 in digit_boxes:
             size = float((bx1 - bx0) * (by1 - by0))
             total += (np.array([(bx0 + bx1) / 2, (by0 + by1) / 2]) - centre) / s * size
@@ -674,10 +676,23 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
             offset = (np.array([cx_of[k], cy_of[k]]) - centre) / s
             length = float(np.hypot(*offset))
             # Diagonally off the letter: a gap or a neighbour's letter lies straight beside it.
-            if 0.2 <= length <= 0.6 and min(abs(offset[0]), abs(offset[1])) >= 0.08:
-                total += offset * area_of[k]
-                weight += area_of[k]
-                digit_ink.append((x_of[k], y_of[k], x_of[k] + w_of[k], y_of[k] + h_of[k]))
+            if not (0.2 <= length <= 0.6 and min(abs(offset[0]), abs(offset[1])) >= 0.08):
+                continue
+            # Joined to the letter by its faint ink: a stroke of the letter that a blur across
+            # it left weaker than the rest (an L's foot, an E's arm), not the digit.
+            if faint_labels is None:
+                faint_labels = cv2.connectedComponents(shading.faint, connectivity=8)[1]
+            if letter_faint is None:
+                letter_faint = set(np.unique(
+                    faint_labels[oy + top : oy + bottom, ox + left : ox + right][glyph_mask]
+                ).tolist()) - {0}
+            piece = np.s_[oy + y_of[k] : oy + y_of[k] + h_of[k],
+                          ox + x_of[k] : ox + x_of[k] + w_of[k]]
+            if letter_faint & set(np.unique(faint_labels[piece][labels[piece] == k]).tolist()):
+                continue
+            total += offset * area_of[k]
+            weight += area_of[k]
+            digit_ink.append((x_of[k], y_of[k], x_of[k] + w_of[k], y_of[k] + h_of[k]))
         digit = None if weight == 0 else (float(total[0] / weight), float(total[1] / weight))
         found.append((i, keep, digit_ink))
         reader_mask = glyph_mask

@@ -36,9 +36,9 @@ from vision.letters import FEATURES_VERSION, LetterClassifier
 log = logging.getLogger(__name__)
 
 #: Changes whenever the samples are learnt or stored differently (3: saved in the order the
-#: classifier keeps them; 4: learnt under heavier defocus too): a file of another version is
-#: built again.
-STOCK_VERSION = 4
+#: classifier keeps them; 4: learnt under heavier defocus too; 5: a blurred letter's weaker
+#: strokes no longer taken for its digit): a file of another version is built again.
+STOCK_VERSION = 5
 STOCK_FILE = "stock-letters.npz"
 #: Map the file's pages in at once (Linux), rather than one fault at a time at first use.
 _POPULATE = getattr(mmap, "MAP_POPULATE", 0)
