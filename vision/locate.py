@@ -920,19 +920,25 @@ def _choose_window(
     lines = np.arange(starts[0], starts[-1] + GRID_SIZE + 1)
     support = _line_support(ridges, homography, lines, along, vertical, floor, reach=0.12)
     occupied_columns = set(int(c) for c in cell_columns)
-    crossed = np.zeros(len(lines) - 1, bool)
-    if len(starts) > 1:
-        crossed = _crossing_support(
-            ridges, homography, (int(lines[0]), int(lines[-1])), along, vertical, floor
-        ) >= _CROSSED
     totals = np.array(
         [
             support[s - lines[0] : s - lines[0] + GRID_SIZE + 1].sum()
             + sum(1 for c in range(s, s + GRID_SIZE) if c in occupied_columns)
-            + crossed[s - lines[0] : s - lines[0] + GRID_SIZE].sum()
             for s in starts
         ]
     )
+    # A window moved by k lines trades k columns for k others, so the crossed columns can
+    # change the choice only among windows within k points of the best: most often none.
+    best = int(np.argmax(totals))
+    close = totals[best] - totals <= np.abs(starts - starts[best])
+    close[best] = False
+    if close.any():
+        crossed = _crossing_support(
+            ridges, homography, (int(lines[0]), int(lines[-1])), along, vertical, floor
+        ) >= _CROSSED
+        totals = totals + np.array(
+            [crossed[s - lines[0] : s - lines[0] + GRID_SIZE].sum() for s in starts]
+        )
     return int(starts[int(np.argmax(totals))])
 
 
