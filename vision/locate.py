@@ -26,16 +26,18 @@ The grid lines are the one thing every edition shares, so the search uses only t
    tiles the gaps between them carry it).
 5. Which 16 consecutive lines in each direction are the grid is decided by line support and by
    where empty squares were found: a board's edge can look like one more line, but no squares
-   lie beyond it.  On a colour photo the premium squares may then move the window by up to two
-   lines, when one placement matches their layout clearly better than every other; where none
-   does and the lines were seen over less than the grid (glare, tiles), to any window that
-   holds them.
+   lie beyond it, and no lines cross the frame's band.  On a colour photo the premium squares
+   may then move the window by up to two lines, when one placement matches their layout
+   clearly better than every other; where none does and the lines were seen over less than
+   the grid (glare, tiles), to any window that holds them.
 6. Where the lines seen stop short of that window, the lattice there is the fit to the lines
    between empty squares, extrapolated; it is fitted and grown again within the window, the
    peaks near it admitted from the start and a single hidden line stepped over.
 
 Boards small in a large photo (squares under 16 px at the first resolution) are searched again
-at twice the resolution.
+at twice the resolution.  Where no look finds a lattice, one last look averages the line
+response along short strokes first: out of focus and with sensor noise, faint lines are no
+stronger than the noise, but longer.
 
 >>> import numpy as np
 >>> locate_board(np.zeros((120, 160, 3), np.uint8))
