@@ -26,16 +26,18 @@ The grid lines are the one thing every edition shares, so the search uses only t
    tiles the gaps between them carry it).
 5. Which 16 consecutive lines in each direction are the grid is decided by line support and by
    where empty squares were found: a board's edge can look like one more line, but no squares
-   lie beyond it.  On a colour photo the premium squares may then move the window by up to two
-   lines, when one placement matches their layout clearly better than every other; where none
-   does and the lines were seen over less than the grid (glare, tiles), to any window that
-   holds them.
+   lie beyond it, and no lines cross the frame's band.  On a colour photo the premium squares
+   may then move the window by up to two lines, when one placement matches their layout
+   clearly better than every other; where none does and the lines were seen over less than
+   the grid (glare, tiles), to any window that holds them.
 6. Where the lines seen stop short of that window, the lattice there is the fit to the lines
    between empty squares, extrapolated; it is fitted and grown again within the window, the
    peaks near it admitted from the start and a single hidden line stepped over.
 
 Boards small in a large photo (squares under 16 px at the first resolution) are searched again
-at twice the resolution.
+at twice the resolution.  Where no look finds a lattice, one last look averages the line
+response along short strokes first: out of focus and with sensor noise, faint lines are no
+stronger than the noise, but longer.
 
 >>> import numpy as np
 >>> locate_board(np.zeros((120, 160, 3), np.uint8))
@@ -89,6 +91,14 @@ _SPECK_FRACTION = 100
 _MIN_WORK_SQUARE_PX = 16
 #: Farthest (in squares) a cell's centre may lie from its lattice site to be on the lattice.
 _SITE_TOLERANCE = 0.22
+#: Length (working pixels) and number of orientations of the short strokes along which the line
+#: response is averaged in the last look (see :func:`_along_strokes`).
+_STROKE_LENGTH = 9
+_STROKE_ANGLES = 8
+#: Gains on the stroke-averaged line response, tried in turn against the line mask's fixed
+#: thresholds: averaging lowers a blurred line's peak as well as the noise, by an amount that
+#: depends on the blur.
+_STROKE_GAINS = (1.0, 1.25, 1.5, 1.75, 2.0)
 
 
 class BoardNotFound(Exception):
@@ -163,6 +173,34 @@ def _line_mask(ridges: np.ndarray, despeckle: bool = False) -> np.ndarray:
         mask = keep[labels]
     # Closing one-pixel breaks keeps neighbouring squares from merging into one region.
     return cv2.dilate(mask, np.ones((3, 3), np.uint8))
+
+
+def _stroke_kernels() -> list[np.ndarray]:
+    """Normalised kernels of straight strokes :data:`_STROKE_LENGTH` long, one per orientation."""
+    kernels = []
+    middle = (_STROKE_LENGTH - 1) / 2
+    along = np.linspace(-middle, middle, 4 * _STROKE_LENGTH)
+    for angle in np.pi * np.arange(_STROKE_ANGLES) / _STROKE_ANGLES:
+        kernel = np.zeros((_STROKE_LENGTH, _STROKE_LENGTH), np.float32)
+        columns = np.rint(middle + along * np.cos(angle)).astype(int)
+        rows = np.rint(middle + along * np.sin(angle)).astype(int)
+        kernel[rows, columns] = 1
+        kernels.append(kernel / kernel.sum())
+    return kernels
+
+
+_STROKES = _stroke_kernels()
+
+
+def _along_strokes(ridges: np.ndarray) -> np.ndarray:
+    """The line response averaged along short straight strokes, the best orientation's (float32).
+
+    Under blur and sensor noise a thin line's response is as weak as the noise's: thresholded,
+    the noise bites into the squares and the line breaks, so few regions keep a square's shape.
+    Along a stroke lying on the line its response stays, while noise specks average away.
+    """
+    response = ridges.astype(np.float32)
+    return np.max([cv2.filter2D(response, -1, kernel) for kernel in _STROKES], axis=0)
 
 
 # --------------------------------------------------------------------------- cells
@@ -677,6 +715,57 @@ def _line_support(
     seen; to count, the peaks must lie on one straight line (a grid line, not texture) within
     a tenth of a square of the prediction.
     """
+    position, _, agree, enough = _line_agreement(
+        ridges, homography, lines, along, vertical, floor, reach
+    )
+    count = len(lines)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.bincount(position, agree, count) / np.bincount(position, minlength=count)
+    return np.where(enough, share, 0.0)
+
+
+def _crossing_support(
+    ridges: np.ndarray,
+    homography: np.ndarray,
+    span: tuple[int, int],
+    along: tuple[float, float],
+    vertical: bool,
+    floor: float,
+) -> np.ndarray:
+    """For each column of squares between the lines of ``span`` (rows where not ``vertical``),
+    the mean share of its width over which the crossing lines ``along`` are seen there.
+
+    Every row and column of the grid is crossed by the other direction's lines (under tiles,
+    by the gaps between them); the frame's band just outside the grid, whose edge can pass
+    for one more line, is crossed by none.
+    """
+    crossing = np.arange(int(np.floor(along[0])), int(np.ceil(along[1])) + 1)
+    position, t, agree, enough = _line_agreement(
+        ridges, homography, crossing, (float(span[0]), float(span[1])), not vertical, floor, 0.12
+    )
+    columns = span[1] - span[0]
+    column = np.clip(np.floor(t - span[0]).astype(np.intp), 0, columns - 1)
+    cell = position * columns + column
+    size = len(crossing) * columns
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.bincount(cell, agree, size) / np.bincount(cell, minlength=size)
+    share = np.where(enough[:, None], np.nan_to_num(share.reshape(len(crossing), columns)), 0.0)
+    return share.mean(axis=0)
+
+
+def _line_agreement(
+    ridges: np.ndarray,
+    homography: np.ndarray,
+    lines: np.ndarray,
+    along: tuple[float, float],
+    vertical: bool,
+    floor: float,
+    reach: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Samples along lattice lines ``lines`` where a straight ridge runs along the line (see
+    :func:`_line_support`): each sample's line (its position in ``lines``), its place along
+    the line, whether it agrees, and for each line whether it has enough strong samples to
+    be judged at all."""
     points, index = _line_samples(int(lines[0]), int(lines[-1]), along, vertical, step=0.2)
     _, offset, strength = _peaks(ridges, homography, points, vertical, reach)
     t = points[:, 1] if vertical else points[:, 0]
@@ -708,9 +797,8 @@ def _line_support(
         fitted = np.where(refit, line_fits(close), first)
         residual = np.abs(offset - fitted)
         agree = strong & (residual < 0.05) & (np.abs(fitted) < 0.12)
-        enough = np.bincount(position, strong, count) >= 4
-        share = np.bincount(position, agree, count) / np.bincount(position, minlength=count)
-    return np.where(enough, share, 0.0)
+    enough = np.bincount(position, strong, count) >= 4
+    return position, t, agree, enough
 
 
 def _grow_by_lines(
@@ -806,6 +894,12 @@ def _window_starts(span: tuple[int, int]) -> np.ndarray:
     return np.arange(low, high - GRID_SIZE + 1)
 
 
+#: Mean share of a column's width over which the crossing lines are seen, from which on the
+#: column counts as crossed (:func:`_crossing_support`): the frame's band beyond a green
+#: board's grid scores 0-0.1 on blurred photos, the grid's columns 0.25 and more.
+_CROSSED = 0.15
+
+
 def _choose_window(
     ridges: np.ndarray,
     homography: np.ndarray,
@@ -818,9 +912,11 @@ def _choose_window(
     """First of the 16 consecutive lines, overlapping ``span``, that best fit the grid.
 
     A window scores the ridge support of its 16 lines plus one point for every column (or row)
-    of squares in which empty squares were found (``cell_columns``: the column of each).  The
+    of squares in which empty squares were found (``cell_columns``: the column of each), and
+    one for every column that the crossing lines are seen to cross (:data:`_CROSSED`).  The
     columns count most: a straight edge just outside the grid (the board's border, a frame) can
-    look like a grid line, but no squares lie beyond the grid.
+    look like a grid line, but no squares lie beyond the grid, and no lines cross the band
+    there.
     """
     starts = _window_starts(span)
     lines = np.arange(starts[0], starts[-1] + GRID_SIZE + 1)
@@ -833,6 +929,18 @@ def _choose_window(
             for s in starts
         ]
     )
+    # A window moved by k lines trades k columns for k others, so the crossed columns can
+    # change the choice only among windows within k points of the best: most often none.
+    best = int(np.argmax(totals))
+    close = totals[best] - totals <= np.abs(starts - starts[best])
+    close[best] = False
+    if close.any():
+        crossed = _crossing_support(
+            ridges, homography, (int(lines[0]), int(lines[-1])), along, vertical, floor
+        ) >= _CROSSED
+        totals = totals + np.array(
+            [crossed[s - lines[0] : s - lines[0] + GRID_SIZE].sum() for s in starts]
+        )
     return int(starts[int(np.argmax(totals))])
 
 
@@ -938,10 +1046,13 @@ class _Attempt:
         return float(np.sqrt(abs(np.linalg.det(self.lattice.homography[:2, :2]))))
 
 
-def _attempt(image: np.ndarray, long_side: int) -> _Attempt:
+def _attempt(image: np.ndarray, long_side: int, along_strokes: bool = False) -> _Attempt:
     """Search for a lattice of cells at one working resolution, both line polarities.
 
-    ``image`` is grey, or BGR to look for the lines in each colour channel.
+    ``image`` is grey, or BGR to look for the lines in each colour channel.  ``along_strokes``:
+    the squares are told apart by the line response averaged along strokes
+    (:func:`_along_strokes`) at each of :data:`_STROKE_GAINS`, instead of by the response
+    itself with and without noise specks; the lattice is refined against the response itself.
     """
     scale = min(1.0, long_side / max(image.shape[:2]))
     work = image
@@ -951,10 +1062,17 @@ def _attempt(image: np.ndarray, long_side: int) -> _Attempt:
     best: _Attempt | None = None
     for dark_lines in (True, False):
         ridges = _ridges(work, dark_lines)
-        for despeckle in (False, True):
-            if despeckle and best is not None and len(best.lattice.members) >= _ENOUGH_CELLS:
+        stroked = _along_strokes(ridges) if along_strokes else None
+        # A second try (without noise specks, at a higher gain) only while no look has found
+        # enough squares.
+        for trial, gain in enumerate(_STROKE_GAINS if stroked is not None else (None, None)):
+            if trial and best is not None and len(best.lattice.members) >= _ENOUGH_CELLS:
                 break
-            cells = _find_cells(_line_mask(ridges, despeckle))
+            if stroked is None:
+                mask = _line_mask(ridges, despeckle=trial == 1)
+            else:
+                mask = _line_mask(np.clip(stroked * gain, 0, 255).astype(np.uint8))
+            cells = _find_cells(mask)
             lattice = _best_lattice(cells)
             if lattice is None:
                 lattice = _Lattice(np.eye(3), np.zeros((0, 2), int), np.zeros(0, int))
@@ -1005,6 +1123,14 @@ def _search(image: np.ndarray, grey: np.ndarray) -> _Attempt:
         if (len(farther.lattice.members) > len(attempt.lattice.members)
                 and farther.square_px >= _MIN_WORK_SQUARE_PX / 2):
             attempt = farther
+    # Still no board: blur with sensor noise can leave the lines as weak as the noise at every
+    # resolution, and only their length tells them apart.  Grey first, then in colour.
+    for look in farther_looks:
+        if len(attempt.lattice.members) >= _MIN_LATTICE_CELLS:
+            break
+        stroked = _attempt(look, WORK_LONG_SIDE, along_strokes=True)
+        if len(stroked.lattice.members) > len(attempt.lattice.members):
+            attempt = stroked
     return attempt
 
 
