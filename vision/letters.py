@@ -608,7 +608,24 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
     parts = [None] * n
     #: (crop, components kept, boxes of the digit's ink) of each glyph found, for the shading.
     found: list[tuple[int, list[int], list[tuple[int, int, int, int]]]] = []
-    faint_labels: np.ndarray | None = None
+    # Which components of the faint ink each ink component's pixels lie in: (ink label,
+    # faint label) pairs, sorted, made once where a digit is looked for.
+    faint_pairs: tuple[np.ndarray, np.ndarray] | None = None
+
+    def faint_of(ks: list[int]) -> set[int]:
+        """The components of the faint ink that the pixels of ink components ``ks`` lie in."""
+        nonlocal faint_pairs
+        if faint_pairs is None:
+            faint_labels = cv2.connectedComponents(shading.faint, connectivity=8)[1]
+            faint = faint_labels.ravel()[on_ink].astype(np.int64)
+            on_faint = faint > 0
+            base = int(faint.max()) + 1
+            pairs = np.unique(flat[on_ink][on_faint].astype(np.int64) * base + faint[on_faint])
+            faint_pairs = (pairs // base, pairs % base)
+        ink, faint_label = faint_pairs
+        return {f for k in ks for f in faint_label[np.searchsorted(ink, k, "left"):
+                                                    np.searchsorted(ink, k, "right")].tolist()}
+
     for i, g in enumerate(best.tolist()):
         if g < 0:
             continue
@@ -661,7 +678,6 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
         total = np.zeros(2)
         weight = 0.0
         digit_ink = list(digit_boxes)
-        letter_faint: set[int] | None = None
         for bx0, by0, bx1, by1 in digit_boxes:
             size = float((bx1 - bx0) * (by1 - by0))
             total += (np.array([(bx0 + bx1) / 2, (by0 + by1) / 2]) - centre) / s * size
@@ -680,15 +696,7 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
                 continue
             # Joined to the letter by its faint ink: a stroke of the letter that a blur across
             # it left weaker than the rest (an L's foot, an E's arm), not the digit.
-            if faint_labels is None:
-                faint_labels = cv2.connectedComponents(shading.faint, connectivity=8)[1]
-            if letter_faint is None:
-                letter_faint = set(np.unique(
-                    faint_labels[oy + top : oy + bottom, ox + left : ox + right][glyph_mask]
-                ).tolist()) - {0}
-            piece = np.s_[oy + y_of[k] : oy + y_of[k] + h_of[k],
-                          ox + x_of[k] : ox + x_of[k] + w_of[k]]
-            if letter_faint & set(np.unique(faint_labels[piece][labels[piece] == k]).tolist()):
+            if faint_of([k]) & faint_of(keep):
                 continue
             total += offset * area_of[k]
             weight += area_of[k]
