@@ -302,3 +302,37 @@ def test_letters_the_profile_lacks_are_left_to_the_stock_classifier_not_tesserac
     without_stock = wrong(read_board(image, profile, stock=False).board)
     assert asked_with_stock <= sum(asked) // 2
     assert len(with_stock) <= len(without_stock) <= 1  # this set's Q, read as G by both
+
+
+def test_a_glyph_unlike_every_sample_of_the_profile_is_named_by_the_stock_classifier() -> None:
+    # Under a blur heavier than any the profile learnt, a glyph is like none of the user's
+    # samples; the stock classifier, learnt from many typefaces, may hold one far closer.
+    from vision.letters import Glyph, LetterClassifier
+    from vision.read import UNLIKE_OWN, read_letters
+
+    bar = np.zeros((24, 24), np.float32)
+    bar[2:-2, 10:14] = 1
+    tee = bar.copy()
+    tee[2:5, 3:-3] = 1
+    comb = bar.copy()
+    comb[:, 6:10] = 0
+    comb[2:-2, 6:10] = 1
+    for row in (2, 11, 19):
+        comb[row : row + 3, 6:-4] = 1
+    own = LetterClassifier()
+    own.fit(np.stack([bar, tee]), ["I", "T"])
+    stock = LetterClassifier()
+    stock.stock = True
+    stock.fit(np.stack([bar, tee, comb]), ["I", "T", "E"])
+    glyphs = [Glyph(shape, np.full((20, 8), 255, np.uint8), 0.5) for shape in (comb, tee)]
+    alone, _ = read_letters(glyphs, own, None)
+    assert alone[0].letter in "IT" and alone[0].likeness[0] < UNLIKE_OWN
+    read, sources = read_letters(glyphs, own, None, stock_where_unlike=lambda: stock)
+    assert [g.letter for g in read] == ["E", "T"]
+    assert sources == ["stock", "classifier"]
+    # A glyph like the profile's own samples keeps the profile's letter, whatever the stock says.
+    other = LetterClassifier()
+    other.stock = True
+    other.fit(np.stack([comb, comb]), ["E", "I"])
+    read, sources = read_letters(glyphs[1:], own, None, stock_where_unlike=lambda: other)
+    assert [g.letter for g in read] == ["T"] and sources == ["classifier"]

@@ -785,6 +785,7 @@ def read_letters(
     tileset: TileSet | None = None,
     confirm: bool = False,
     stock: Callable[[], LetterClassifier | None] | None = None,
+    stock_where_unlike: Callable[[], LetterClassifier | None] | None = None,
 ) -> tuple[list[LetterGuess], list[str]]:
     """A letter (``?`` for a blank) and confidence for each occupied square's glyph.
 
@@ -809,6 +810,9 @@ def read_letters(
     about them (unless ``confirm``): only the glyphs that may be of such a letter and that it
     is unsure of go to Tesseract, and with ``confirm`` those the calibrated classifier all but
     guesses, for Tesseract to confirm.
+
+    ``stock_where_unlike`` gives the stock classifier too, for the glyphs that look like none
+    of a calibrated ``classifier``'s samples (:func:`_closer_in_stock`).
     """
     guesses: list[LetterGuess | None] = [None] * len(glyphs)
     sources = [""] * len(glyphs)
@@ -817,6 +821,8 @@ def read_letters(
     calibrated = classifier.predict(
         np.stack([g.normalised for g in glyphs if g is not None])
     ) if known and any(g is not None for g in glyphs) else []
+    from_stock = set() if not calibrated or stock_where_unlike is None else _closer_in_stock(
+        glyphs, calibrated, stock_where_unlike)
     # Tesseract is asked only where its answer could change the reading (see _combine): where
     # the classifier all but guesses, or where the letter may be one it has never seen.
     unseen = set() if tesseract is None else (
@@ -879,6 +885,9 @@ def read_letters(
     for i in unsure:
         if not sources[i]:
             sources[i] = "classifier"
+    for i in from_stock:
+        if sources[i] == "classifier":
+            sources[i] = "stock"
     if confirm and known and classifier.stock and tesseract is not None:  # type: ignore[union-attr]
         middling = [i for i, g in enumerate(guesses) if sources[i] == "classifier"
                     and g is not None and OVERRULE <= g.confidence < ACCEPT]
@@ -905,6 +914,40 @@ def read_letters(
             for g, m in zip(final, marked, strict=True)
         ]
     return final, sources
+
+
+#: A glyph whose nearest sample among a profile's lies below this similarity looks like none
+#: of the user's tiles (a blur heavier than the profile learnt, glare): the stock classifier,
+#: learnt from many typefaces, names it where it finds a closer sample.  On rendered photos of
+#: heavy motion blur its letters were right more often; on sharp ones no glyph lies so far.
+UNLIKE_OWN = 0.5
+
+
+def _closer_in_stock(
+    glyphs: list[Glyph | None], calibrated: list[LetterGuess],
+    stock_of: Callable[[], LetterClassifier | None],
+) -> set[int]:
+    """Replace in place the guesses (``calibrated``, one per glyph that is not None) of the
+    glyphs unlike the profile's samples (:data:`UNLIKE_OWN`) by the stock classifier's where
+    its nearest sample is closer; the indices into ``glyphs`` of those replaced."""
+    shown = [i for i, g in enumerate(glyphs) if g is not None]
+    far = [k for k, guess in enumerate(calibrated)
+           if guess.likeness and guess.likeness[0] < UNLIKE_OWN]
+    if not far:
+        return set()
+    stock = stock_of()
+    if stock is None:
+        return set()
+    # All the photo's glyphs, as the stock classifier matches the photo's blur on all of them.
+    named = stock.predict(np.stack([glyphs[i].normalised for i in shown]))  # type: ignore[union-attr]
+    replaced = set()
+    for k in far:
+        guess = named[k]
+        if guess.letter != BLANK and guess.likeness and (
+                guess.likeness[0] > calibrated[k].likeness[0]):
+            calibrated[k] = guess
+            replaced.add(shown[k])
+    return replaced
 
 
 def marks_above(glyphs: list[Glyph | None]) -> list[bool]:
@@ -1117,7 +1160,10 @@ def read_board(
         confidence[square] = UNSURE
     # A profile that has not learnt every letter yet: the stock classifier may name the others.
     fallback = stock_for_unseen(classifier, set(tiles.letters)) if stock else None
-    guesses, sources = read_letters(glyphs, classifier, tesseract, tiles, stock=fallback)
+    guesses, sources = read_letters(
+        glyphs, classifier, tesseract, tiles, stock=fallback,
+        stock_where_unlike=(lambda: stock_classifier(set(tiles.letters)))
+        if stock and profile is not None else None)
     rows = [["."] * SIZE for _ in range(SIZE)]
     for (r, c), guess in zip(squares, guesses, strict=True):
         rows[r][c] = guess.letter
