@@ -318,6 +318,13 @@ ROWS = {
         "C.l..D......U..", "HOKE.Z......NU.", "S.O.REED..PEAT.", "..UM..RANGING..",
         "..TO...W....I..", "..SI...E..HALE.", "...L...D..AMENT",
     ),
+    # Seed 6.
+    "full, tiles in the top left": (
+        "TENPIN.AD.....E", "IF.I...AIN....S", "...N...HAE....C", "...I.R..S.....U",
+        "..COPILOT.ZIN.D", ".Q.N.V.FAY.LOBO", ".U...I..S.AERO.", "GAMBlE.RELAX.WE",
+        ".....R.........", "....WE.GETTER..", ".J..A.HeMOID...", ".O.UVEAL.......",
+        "GUTTERY........", ".K..D..........", ".S.............",
+    ),
 }
 
 
@@ -406,6 +413,11 @@ SITUATIONS = {
     # The same, and the frame's band beyond the grid looks like one more row at either end.
     "green board out of focus with sensor noise, tilted 33 degrees, the frame's band seen": (
         "green", "full, tiles in the top rows and bottom right", benchmark_camera(223, seed=4),
+    ),
+    # Sensor noise on a carpet: among hundreds of its specks shaped like squares, a dozen land
+    # by chance on sites of the board's lattice far across the photo.
+    "noisy red board on a carpet, specks on the lattice's far sites": (
+        "red", "full, tiles in the top left", benchmark_camera(163, seed=6),
     ),
 }
 
@@ -518,6 +530,14 @@ def test_faint_lines_among_noise_are_seen_along_strokes(situation):
     # (its edges are strong lines), until the columns that no line crosses counted against it.
     found = locate_board(photo.image)
     assert rendered_error(found, photo) < 0.1, situation
+
+
+def test_specks_far_from_the_board_do_not_stretch_its_lattice():
+    photo = rendered("noisy red board on a carpet, specks on the lattice's far sites")
+    # Eleven specks stretched the lattice of the board's 61 empty squares over 61x48 steps,
+    # and it was refused as a repeating pattern; the board's squares crowd into one block.
+    found = locate_board(photo.image)
+    assert rendered_error(found, photo) < 0.1
 
 
 @pytest.mark.parametrize("situation", ["frame and carpet below, tiles on the top rows",

@@ -1134,6 +1134,42 @@ def _search(image: np.ndarray, grey: np.ndarray) -> _Attempt:
     return attempt
 
 
+def _within_one_board(lattice: _Lattice) -> _Lattice:
+    """The members inside the 15x15 block of sites that holds most of them, where that block
+    holds more than half of them (and at least :data:`_MIN_LATTICE_CELLS`); else ``lattice``.
+
+    Once a lattice is accurate, specks of a textured floor far from the board can land on its
+    distant sites by chance (within :data:`_SITE_TOLERANCE`), stretching it over many times
+    the board: those few lie far apart, while the board's squares crowd into one block.  A
+    repeating pattern spreads its squares evenly over every block instead.
+
+    >>> block = [[x, y] for x in range(4) for y in range(3)]
+    >>> sites = np.array(block + [[40, 3], [2, -30]])
+    >>> kept = _within_one_board(_Lattice(np.eye(3), sites, np.arange(len(sites))))
+    >>> len(kept.members), int(kept.sites[:, 0].max()), int(kept.sites[:, 1].min())
+    (12, 3, 0)
+    """
+    sites = lattice.sites - lattice.sites.min(axis=0)
+    width, height = (sites.max(axis=0) + 1).tolist()
+    counts = np.zeros((height + GRID_SIZE, width + GRID_SIZE), np.int32)
+    np.add.at(counts, (sites[:, 1] + GRID_SIZE, sites[:, 0] + GRID_SIZE), 1)
+    # Summed over every block of 15x15 sites: the block ending at (x, y) holds members from
+    # x - 14 to x.
+    blocks = cv2.boxFilter(
+        counts.astype(np.float32), -1, (GRID_SIZE, GRID_SIZE), anchor=(GRID_SIZE - 1,) * 2,
+        normalize=False, borderType=cv2.BORDER_CONSTANT,
+    )
+    y_end, x_end = np.unravel_index(int(np.argmax(blocks)), blocks.shape)
+    inside = (
+        (sites[:, 0] > x_end - 2 * GRID_SIZE) & (sites[:, 0] <= x_end - GRID_SIZE)
+        & (sites[:, 1] > y_end - 2 * GRID_SIZE) & (sites[:, 1] <= y_end - GRID_SIZE)
+    )
+    kept = int(inside.sum())
+    if kept < _MIN_LATTICE_CELLS or 2 * kept <= len(sites):
+        return lattice
+    return _Lattice(lattice.homography, lattice.sites[inside], lattice.members[inside])
+
+
 def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
     """Find the corners of the 15x15 playing grid in a BGR (or grey) photo.
 
@@ -1159,6 +1195,8 @@ def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
             f"{_MIN_LATTICE_CELLS}) in a {width}x{height} image"
         )
     ridges = attempt.ridges.astype(np.float32)
+    if np.ptp(lattice.sites, axis=0).max() >= 2 * GRID_SIZE:
+        lattice = _within_one_board(lattice)
     homography = lattice.homography @ _CENTRE_TO_LINES
     x_span = (int(lattice.sites[:, 0].min()), int(lattice.sites[:, 0].max()) + 1)
     y_span = (int(lattice.sites[:, 1].min()), int(lattice.sites[:, 1].max()) + 1)
