@@ -12,7 +12,8 @@ The grid lines are the one thing every edition shares, so the search uses only t
 3. From a seed cell and its nearest neighbours a lattice (a homography from integer square
    coordinates to the image) is grown outward, admitting cells that land on lattice sites and
    refitting as it goes (affine while small, projective once it spans a few squares).  Clutter
-   (carpet, the score track, tile racks) does not sit on the lattice and is left out.  The
+   (carpet, the score track, tile racks) does not sit on the lattice and is left out (where a
+   few specks far off land on its sites by chance, they are dropped once it has grown).  The
    lattice's axes are then turned onto the grid lines (a diagonal can pass for an axis, and
    where a few cells off the board joined the lattice, even pack its cells tightest).
 4. The lattice is refined against the lines themselves: the ridge peak is found near many points
@@ -37,7 +38,7 @@ The grid lines are the one thing every edition shares, so the search uses only t
 Boards small in a large photo (squares under 16 px at the first resolution) are searched again
 at twice the resolution.  Where no look finds a lattice, one last look averages the line
 response along short strokes first: out of focus and with sensor noise, faint lines are no
-stronger than the noise, but longer.
+stronger than the noise, but longer (closer too, where the squares were too small).
 
 >>> import numpy as np
 >>> locate_board(np.zeros((120, 160, 3), np.uint8))
@@ -1124,11 +1125,16 @@ def _search(image: np.ndarray, grey: np.ndarray) -> _Attempt:
                 and farther.square_px >= _MIN_WORK_SQUARE_PX / 2):
             attempt = farther
     # Still no board: blur with sensor noise can leave the lines as weak as the noise at every
-    # resolution, and only their length tells them apart.  Grey first, then in colour.
-    for look in farther_looks:
+    # resolution, and only their length tells them apart.  Grey first, then in colour; where
+    # the first look's squares were too small, closer too (in grey: the strokes span less of
+    # a small square at the first resolution, and its lines are thinner there).
+    stroke_looks = [(look, WORK_LONG_SIDE) for look in farther_looks]
+    if too_small and max(grey.shape) > WORK_LONG_SIDE:
+        stroke_looks.append((grey, 2 * WORK_LONG_SIDE))
+    for look, long_side in stroke_looks:
         if len(attempt.lattice.members) >= _MIN_LATTICE_CELLS:
             break
-        stroked = _attempt(look, WORK_LONG_SIDE, along_strokes=True)
+        stroked = _attempt(look, long_side, along_strokes=True)
         if len(stroked.lattice.members) > len(attempt.lattice.members):
             attempt = stroked
     return attempt
