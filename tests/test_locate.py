@@ -318,6 +318,19 @@ ROWS = {
         "C.l..D......U..", "HOKE.Z......NU.", "S.O.REED..PEAT.", "..UM..RANGING..",
         "..TO...W....I..", "..SI...E..HALE.", "...L...D..AMENT",
     ),
+    # Seed 6.
+    "full, tiles in the top left": (
+        "TENPIN.AD.....E", "IF.I...AIN....S", "...N...HAE....C", "...I.R..S.....U",
+        "..COPILOT.ZIN.D", ".Q.N.V.FAY.LOBO", ".U...I..S.AERO.", "GAMBlE.RELAX.WE",
+        ".....R.........", "....WE.GETTER..", ".J..A.HeMOID...", ".O.UVEAL.......",
+        "GUTTERY........", ".K..D..........", ".S.............",
+    ),
+    "full, tiles in the top right": (
+        "R......N...WEBS", "I......O.I.A.I.", "DEX..L.O.G.I.L.", "..IMPARK.L.V.L.",
+        "....IN...ORE.E.", "....AY.F.OE..D.", "V.C.NA.I..W....", "A.ABORTS..E....",
+        "M.J..D.T..I.Z..", "OHO..S.N..G.OF.", "sUN...PoUCHIER.", "ER.....T....AE.",
+        ".SQUATTED...ENG", ".T...........AE", "..............Y",
+    ),
 }
 
 
@@ -406,6 +419,17 @@ SITUATIONS = {
     # The same, and the frame's band beyond the grid looks like one more row at either end.
     "green board out of focus with sensor noise, tilted 33 degrees, the frame's band seen": (
         "green", "full, tiles in the top rows and bottom right", benchmark_camera(223, seed=4),
+    ),
+    # Sensor noise on a carpet: among hundreds of its specks shaped like squares, a dozen land
+    # by chance on sites of the board's lattice far across the photo.
+    "noisy red board on a carpet, specks on the lattice's far sites": (
+        "red", "full, tiles in the top left", benchmark_camera(163, seed=6),
+    ),
+    # A small red board, the camera moving across its lines, with sensor noise: at the first
+    # resolution its squares are too small for the strokes, and only the closer look along
+    # them keeps a dozen squares' shape.
+    "small red board blurred with sensor noise, squares too small for the strokes": (
+        "red", "full, tiles in the top right", benchmark_camera(127, seed=6),
     ),
 }
 
@@ -518,6 +542,24 @@ def test_faint_lines_among_noise_are_seen_along_strokes(situation):
     # (its edges are strong lines), until the columns that no line crosses counted against it.
     found = locate_board(photo.image)
     assert rendered_error(found, photo) < 0.1, situation
+
+
+def test_specks_far_from_the_board_do_not_stretch_its_lattice():
+    photo = rendered("noisy red board on a carpet, specks on the lattice's far sites")
+    # Eleven specks stretched the lattice of the board's 61 empty squares over 61x48 steps,
+    # and it was refused as a repeating pattern; the board's squares crowd into one block.
+    found = locate_board(photo.image)
+    assert rendered_error(found, photo) < 0.1
+
+
+def test_faint_lines_of_small_squares_are_seen_along_strokes_closer():
+    photo = rendered("small red board blurred with sensor noise, squares too small for the "
+                     "strokes")
+    # No look found a lattice of 12 squares: the strokes at the first resolution found 9.
+    found = locate_board(photo.image)
+    # The grid's outer line beside the cream band is not seen on one side: extrapolated
+    # there, one corner lies 0.14 of a square off (the others within 0.08).
+    assert rendered_error(found, photo) < 0.15
 
 
 @pytest.mark.parametrize("situation", ["frame and carpet below, tiles on the top rows",

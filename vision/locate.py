@@ -12,7 +12,8 @@ The grid lines are the one thing every edition shares, so the search uses only t
 3. From a seed cell and its nearest neighbours a lattice (a homography from integer square
    coordinates to the image) is grown outward, admitting cells that land on lattice sites and
    refitting as it goes (affine while small, projective once it spans a few squares).  Clutter
-   (carpet, the score track, tile racks) does not sit on the lattice and is left out.  The
+   (carpet, the score track, tile racks) does not sit on the lattice and is left out (where a
+   few specks far off land on its sites by chance, they are dropped once it has grown).  The
    lattice's axes are then turned onto the grid lines (a diagonal can pass for an axis, and
    where a few cells off the board joined the lattice, even pack its cells tightest).
 4. The lattice is refined against the lines themselves: the ridge peak is found near many points
@@ -37,7 +38,7 @@ The grid lines are the one thing every edition shares, so the search uses only t
 Boards small in a large photo (squares under 16 px at the first resolution) are searched again
 at twice the resolution.  Where no look finds a lattice, one last look averages the line
 response along short strokes first: out of focus and with sensor noise, faint lines are no
-stronger than the noise, but longer.
+stronger than the noise, but longer (closer too, where the squares were too small).
 
 >>> import numpy as np
 >>> locate_board(np.zeros((120, 160, 3), np.uint8))
@@ -1124,14 +1125,55 @@ def _search(image: np.ndarray, grey: np.ndarray) -> _Attempt:
                 and farther.square_px >= _MIN_WORK_SQUARE_PX / 2):
             attempt = farther
     # Still no board: blur with sensor noise can leave the lines as weak as the noise at every
-    # resolution, and only their length tells them apart.  Grey first, then in colour.
-    for look in farther_looks:
+    # resolution, and only their length tells them apart.  Grey first, then in colour; where
+    # the first look's squares were too small, closer too (in grey: the strokes span less of
+    # a small square at the first resolution, and its lines are thinner there).
+    stroke_looks = [(look, WORK_LONG_SIDE) for look in farther_looks]
+    if too_small and max(grey.shape) > WORK_LONG_SIDE:
+        stroke_looks.append((grey, 2 * WORK_LONG_SIDE))
+    for look, long_side in stroke_looks:
         if len(attempt.lattice.members) >= _MIN_LATTICE_CELLS:
             break
-        stroked = _attempt(look, WORK_LONG_SIDE, along_strokes=True)
+        stroked = _attempt(look, long_side, along_strokes=True)
         if len(stroked.lattice.members) > len(attempt.lattice.members):
             attempt = stroked
     return attempt
+
+
+def _within_one_board(lattice: _Lattice) -> _Lattice:
+    """The members inside the 15x15 block of sites that holds most of them, where that block
+    holds more than half of them (and at least :data:`_MIN_LATTICE_CELLS`); else ``lattice``.
+
+    Once a lattice is accurate, specks of a textured floor far from the board can land on its
+    distant sites by chance (within :data:`_SITE_TOLERANCE`), stretching it over many times
+    the board: those few lie far apart, while the board's squares crowd into one block.  A
+    repeating pattern spreads its squares evenly over every block instead.
+
+    >>> block = [[x, y] for x in range(4) for y in range(3)]
+    >>> sites = np.array(block + [[40, 3], [2, -30]])
+    >>> kept = _within_one_board(_Lattice(np.eye(3), sites, np.arange(len(sites))))
+    >>> len(kept.members), int(kept.sites[:, 0].max()), int(kept.sites[:, 1].min())
+    (12, 3, 0)
+    """
+    sites = lattice.sites - lattice.sites.min(axis=0)
+    width, height = (sites.max(axis=0) + 1).tolist()
+    counts = np.zeros((height + GRID_SIZE, width + GRID_SIZE), np.int32)
+    np.add.at(counts, (sites[:, 1] + GRID_SIZE, sites[:, 0] + GRID_SIZE), 1)
+    # Summed over every block of 15x15 sites: the block ending at (x, y) holds members from
+    # x - 14 to x.
+    blocks = cv2.boxFilter(
+        counts.astype(np.float32), -1, (GRID_SIZE, GRID_SIZE), anchor=(GRID_SIZE - 1,) * 2,
+        normalize=False, borderType=cv2.BORDER_CONSTANT,
+    )
+    y_end, x_end = np.unravel_index(int(np.argmax(blocks)), blocks.shape)
+    inside = (
+        (sites[:, 0] > x_end - 2 * GRID_SIZE) & (sites[:, 0] <= x_end - GRID_SIZE)
+        & (sites[:, 1] > y_end - 2 * GRID_SIZE) & (sites[:, 1] <= y_end - GRID_SIZE)
+    )
+    kept = int(inside.sum())
+    if kept < _MIN_LATTICE_CELLS or 2 * kept <= len(sites):
+        return lattice
+    return _Lattice(lattice.homography, lattice.sites[inside], lattice.members[inside])
 
 
 def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
@@ -1159,6 +1201,8 @@ def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
             f"{_MIN_LATTICE_CELLS}) in a {width}x{height} image"
         )
     ridges = attempt.ridges.astype(np.float32)
+    if np.ptp(lattice.sites, axis=0).max() >= 2 * GRID_SIZE:
+        lattice = _within_one_board(lattice)
     homography = lattice.homography @ _CENTRE_TO_LINES
     x_span = (int(lattice.sites[:, 0].min()), int(lattice.sites[:, 0].max()) + 1)
     y_span = (int(lattice.sites[:, 1].min()), int(lattice.sites[:, 1].max()) + 1)
