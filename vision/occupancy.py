@@ -437,25 +437,15 @@ def _glare_decided(
     tile_spread = max(float(median(tile_off[lettered])), 1.0)
     empty_glare = np.zeros(len(flat))
     empty_off = np.full(len(flat), np.inf)
-    # The ink an empty square of each type shows (a premium square's printed label).
-    empty_ink = np.full(len(flat), np.inf)
-    # How far empty squares without glare lie from their type's look (print, noise): a glared
-    # empty square lies on its line no farther.  (A tile under glare, its colour pulled off
-    # the face's line by an illumination that the glare pushed up, may pass for one farther.)
-    empty_spread = np.zeros(len(flat))
-    for members in _TYPE_MEMBERS:
+    looks = {}
+    for kind, members in enumerate(_TYPE_MEMBERS):
         empty = members & ~flat & usable
         if empty.sum() >= 3:
-            look = median(albedo[empty], axis=0)
-            share, off = _towards_white(colour[members], look * illumination[members])
+            looks[kind] = median(albedo[empty], axis=0)
+            share, off = _towards_white(colour[members], looks[kind] * illumination[members])
             empty_glare[members], empty_off[members] = share, off
-            centre, spread = _median_spread(scaled_ink[empty][:, None])
-            empty_ink[members] = centre[0] + 2 * spread[0]
-            unglared = share[empty[members]] < _GLARE_MIN
-            if unglared.any():
-                empty_spread[members] = median(off[empty[members]][unglared])
     typical = float(median(illumination))
-    plain_look = median(albedo[plain_empty], axis=0)
+    plain_look = looks[_TYPE_OF_SQUARE[np.flatnonzero(_PLAIN)[0]]]
     _, face_off = _towards_white((face * typical)[None, :], (plain_look * typical)[None, :])
     separable = float(face_off[0]) >= tile_spread
     # The letter's depth on a tile under glare, the glare taken off.
@@ -463,14 +453,26 @@ def _glare_decided(
     unglared_ink = ink * background / np.maximum(background - 255.0 * tile_glare, 1.0)
     letter = _GLARE_LETTER_SHARE * float(median(ink[lettered]))
     to_empty = separable & flat & (empty_glare >= _GLARE_MIN) & (
-        empty_off <= 1.5 * np.maximum(empty_spread, 1.0)) & (
         tile_off > 2 * empty_off + tile_spread) & (unglared_ink < letter)
     to_tile = (
         ~flat & (np.minimum(empty_glare, tile_glare) >= _GLARE_MIN)
         & (tile_glare <= _GLARE_MAX) & (unglared_ink >= letter)
-        & (scaled_ink > empty_ink)
         & (tile_off <= empty_off + 4 * tile_spread)
     )
+    # Judged further only on the types of the squares that may change (seldom any): how far
+    # empty squares without glare lie from their type's look (print, noise), which a glared
+    # empty square lies no farther from its line than (a tile under glare, its colour pulled
+    # off the face's line by an illumination that the glare pushed up, may pass for one
+    # farther), and the ink an empty square of the type shows (a premium square's label).
+    for members in _TYPE_MEMBERS:
+        if not (members & (to_empty | to_tile)).any():
+            continue
+        empty = members & ~flat & usable
+        unglared = empty & (empty_glare < _GLARE_MIN)
+        spread = float(median(empty_off[unglared])) if unglared.any() else 0.0
+        to_empty &= ~members | (empty_off <= 1.5 * max(spread, 1.0))
+        centre, ink_spread = _median_spread(scaled_ink[empty][:, None])
+        to_tile &= ~members | (scaled_ink > centre[0] + 2 * ink_spread[0])
     changed = (to_empty | to_tile).reshape(occupied.shape)
     if not changed.any():
         return occupied, confidence
