@@ -257,6 +257,9 @@ def test_letters_under_glare_make_missed_tiles_of_squares_taken_for_empty():
     photo = rendered_photo(75, "classic", GLARE_ROWS)
     rectified = rectify_with_margin(photo.image, photo.corners)
     occupied, _ = occupancy_of(inner(rectified), None)
+    # The occupancy tells these glared tiles from the board now; taken for empty, as they
+    # once were, their letters still make them tiles.
+    occupied[10, 6] = occupied[11, 5] = occupied[11, 6] = False
     squares = [tuple(int(v) for v in rc) for rc in np.argwhere(occupied)]
     finder = GlyphFinder(rectified, SQUARE_PX, joined=False)
     found = {square for square, _ in
@@ -265,6 +268,54 @@ def test_letters_under_glare_make_missed_tiles_of_squares_taken_for_empty():
     assert all(truth[square] for square in found)
     # The glare makes them brighter than the tiles elsewhere: they count all the same.
     assert {(10, 6), (11, 5), (11, 6)} <= found
+
+
+#: Photos of ``bench/eval_rendered.py --seed 4``, each with a lamp's reflection on the board:
+#: 117 and 285, on the black board of the deluxe edition, lighten a patch of empty squares to
+#: the cream tiles' lightness and wash their colour out, and they were taken for tiles; 177 and
+#: 78, on the light boards of the red and classic editions, wash tiles out to the board's pale
+#: colour, and they were taken for empty squares, though their letters still show.
+GLARED = {
+    (117, "deluxe"): (
+        "...............", "...............", "...............", "...............",
+        "...............", "...............", "...O...........", "..EGRETS.......",
+        "...I.FOOD......", "...V...........", "...EH.b........", "...SOLE........",
+        "....WOG....FLIP", "....SO..AQUAE..", ".....MAWN...TAV"),
+    (285, "deluxe"): (
+        "...............", "...............", "...............", "...............",
+        "...............", ".....V...G.....", ".....I...A..D..", "...PARVO.I.BA..",
+        "...E.T.FANNING.", "...K.U...L.OD..", "..QATS...I.TI..", "...N.....E.RE..",
+        ".........R.OR..", "...........N...", "..............."),
+    (177, "red"): (
+        "......MAYA.....", "....OXEN.HOBOS.", ".DECEIT........", "...E..HYDRIAE..",
+        "...N...........", ".BRONZE........", "...T...........", "...EQUIPS......",
+        "........T......", ".......MA......", ".......IT......", ".......NU......",
+        ".......DE......", ".......eS......", "ARbOURED......."),
+    (78, "classic"): (
+        ".......J.......", "......GEt...C..", "......RAH.C.U..", "......ONE.YET..",
+        "......G.NOME...", "........AXEL...", "....PAH.R......", "...ZAMIAS......",
+        "..BO...........", "..ANTILOGY.....", "BUNKO...OAR....", "R.NE.....WEE...",
+        "I.ED.TRAWLED...", "T.R............", "T.SOAPED......."),
+}
+
+
+@pytest.mark.parametrize(("number", "edition"), sorted(GLARED))
+def test_glare_is_told_from_tiles_by_the_white_it_adds(number: int, edition: str):
+    """Glare mixes what lies under it with white: an empty square under it is a mix of the
+    board's colour and white, and a tile under it still shows its letter."""
+    cv2.setNumThreads(1)
+    rows = GLARED[number, edition]
+    config = RenderConfig.random(4 * 100_003 + number, max_tilt=35, size=(1280, 720),
+                                 hand_probability=0.0)
+    photo = render_board(list(rows), tileset="en", edition=edition, seed=config.scene_seed,
+                         config=config)
+    rectified = rectify_with_margin(photo.image, photo.corners)
+    occupied, _ = occupancy_of(inner(rectified), None)
+    truth = occupied_of(list(rows))
+    missed = np.argwhere(truth & ~occupied).tolist()
+    # A blank under glare has no letter to show (177 has one, at 14, 2).
+    assert all(rows[r][c].islower() for r, c in missed), missed
+    assert (occupied & ~truth).sum() <= 1, np.argwhere(occupied & ~truth).tolist()
 
 
 def test_a_bare_square_away_from_every_lettered_tile_is_not_a_blank():
@@ -277,6 +328,21 @@ def test_a_bare_square_away_from_every_lettered_tile_is_not_a_blank():
     assert not_blanks(squares, glyphs, sure, 2) == [(0, 0), (11, 11)]
     # A blank that continues a word through the other blank is kept.
     assert not_blanks([(7, 7), (7, 8), (7, 9)], [letter, None, None], sure, 2) == []
+
+
+def test_a_marked_tile_face_in_a_word_is_kept_beyond_the_blanks():
+    """Photo 294 of ``bench/eval_rendered.py --seed 4``: motion blur smeared four letters past
+    the glyph finder, and with the set's two blanks among the bare tiles they were all taken
+    off the board as glare.  A face with a mark on it (part of its middle unlike the face) is
+    a tile with a letter unread; a bare face, unmarked or barely like a tile's, is not kept."""
+    letter = Glyph(np.zeros((24, 24), np.float32), np.zeros((4, 4), np.uint8), 0.5)
+    squares = [(7, 5), (7, 6), (7, 7), (7, 8), (7, 9), (8, 7), (6, 7)]
+    glyphs = [None, letter, letter, None, None, None, None]
+    sure = np.full((15, 15), 0.99)
+    face = {(7, 5): (1.0, 1.0), (7, 8): (1.0, 1.0), (7, 9): (1.0, 0.95),
+            (8, 7): (1.0, 0.65), (6, 7): (1.0, 0.3)}
+    # (7, 9) joins the word through the blank at (7, 8) but touches no lettered tile.
+    assert not_blanks(squares, glyphs, sure, 2, face) == [(6, 7), (7, 9)]
 
 
 def test_a_lone_small_mark_is_not_a_tile_but_a_lone_letter_may_be():

@@ -81,9 +81,10 @@ _LETTERED_DEPTH = 1.5
 
 def _features_invariant(
     rectified: np.ndarray, depth: bool = False
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Chromaticity and ink per square (15, 15, 3), log grey of the background, and which
-    squares are washed out by glare (a quarter of their pixels nearly white).
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Chromaticity and ink per square (15, 15, 3), log grey of the background, which
+    squares are washed out by glare (a quarter of their pixels nearly white), and the
+    background's colour (15, 15, 3, BGR 0..255).
 
     The ink is its share of the square (the calibrated model's feature) or, with ``depth``,
     how much darker than the background the darkest pixels are, 0..1 (the uncalibrated one's).
@@ -133,7 +134,8 @@ def _features_invariant(
     white = (cv2.min(cv2.min(channels[0], channels[1]), channels[2]) >= _WASHED_LEVEL)
     white_crops = square_crops(white, square_px)[:, :, low:high:stride, low:high:stride]
     washed = white_crops.reshape(SIZE, SIZE, -1).mean(axis=2) > 0.25
-    return features.astype(np.float64), log_grey.astype(np.float64), washed
+    return (features.astype(np.float64), log_grey.astype(np.float64), washed,
+            colour.astype(np.float64))
 
 
 _ROWS, _COLS = np.mgrid[0:SIZE, 0:SIZE].astype(np.float64) / (SIZE - 1) - 0.5
@@ -353,6 +355,130 @@ def _decide_again(
     return again, np.where(again != occupied, sure, confidence)
 
 
+#: Uncalibrated, a square is taken to be lit by glare when its colour lies this far (0..1) or
+#: more from its surface's colour towards white (:func:`_glare_decided`).
+_GLARE_MIN = 0.15
+#: Under glare, a tile shows a letter whose depth, the glare taken off, is at least this share
+#: of the lettered tiles' median depth; an empty square does not.
+_GLARE_LETTER_SHARE = 0.5
+#: Confidence of a decision that the glare test changed.
+GLARE_CONFIDENCE = 0.75
+_GREY = np.array([0.114, 0.587, 0.299])
+
+
+def _towards_white(colour: np.ndarray, surface: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How far each colour (N, 3, BGR 0..255) lies from its ``surface`` colour (N, 3) towards
+    white (0..1), and how far off that line it lies (grey levels).
+
+    Glare mixes the colour of what lies under it with white:
+    ``colour = (1 - share) surface + share white``.
+
+    A grey square half white is on the line; a red one as light is far off it:
+
+    >>> share, off = _towards_white(np.array([[150.0, 150, 150], [150, 50, 50]]),
+    ...                             np.array([[45.0, 45, 45], [45, 45, 45]]))
+    >>> share.round(2).tolist(), off.round(1).tolist()
+    ([0.5, 0.18], [0.0, 81.6])
+    """
+    surface = np.minimum(surface, 254.0)
+    towards = 255.0 - surface
+    share = ((colour - surface) * towards).sum(axis=1) / (towards**2).sum(axis=1)
+    share = np.clip(share, 0.0, 1.0)
+    off = np.linalg.norm(colour - surface - share[:, None] * towards, axis=1)
+    return share, off
+
+
+#: Glare of more than this share leaves too little of the colour and the letter to go by.
+_GLARE_MAX = 0.8
+
+
+def _glare_decided(
+    colour: np.ndarray, shading: np.ndarray, features: np.ndarray, occupied: np.ndarray,
+    confidence: np.ndarray, usable: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Tiles and confidence decided again where glare lies on the board.
+
+    A lamp's reflection mixes the colours under it with white: on a dark board it makes the
+    empty squares as light as the tiles and as grey as tiles washed out, and on a light board
+    it makes the tiles as pale as the board.  Colour and lightness then speak for the wrong
+    look, but each square's colour still lies on the line from its surface's colour (the
+    surface's look where there is no glare, times the illumination ``shading`` fitted at the
+    square, log) to white, and a tile still carries its letter, whose contrast the glare
+    lowers by as much as it lightens the face.
+
+    So a square taken for a tile whose colour lies on its type's empty look's line (glare of
+    :data:`_GLARE_MIN` or more) far closer than on the tile face's, and that shows no letter
+    with the glare taken off (:data:`_GLARE_LETTER_SHARE`), is empty, unless the tile face
+    itself lies near the plain squares' line (grey tiles on a black board: colour cannot tell
+    the two apart there); a square taken for empty that is under glare whichever it is, whose
+    colour the tile face explains about as well, and that shows a letter with the glare taken
+    off, is a tile.  Nothing is changed without three lettered tiles and three empty plain
+    squares; an empty look is known for a type with three empty squares.
+    """
+    ink_index = FEATURES.index("ink")
+    ink = features[..., ink_index].ravel()
+    scaled_ink = ink / _FEATURE_SCALE[ink_index]
+    flat = occupied.ravel()
+    usable = usable.ravel()
+    plain_empty = ~flat & usable & _PLAIN
+    if plain_empty.sum() < 3:
+        return occupied, confidence
+    plain_centre, plain_spread = _median_spread(scaled_ink[plain_empty][:, None])
+    lettered = flat & usable & (
+        scaled_ink > plain_centre[0] + max(4 * plain_spread[0], _LETTERED_DEPTH)
+    )
+    if lettered.sum() < 3:
+        return occupied, confidence
+    colour = colour.reshape(-1, 3)
+    illumination = np.exp(shading).reshape(-1, 1)
+    albedo = colour / illumination
+    face = median(albedo[lettered], axis=0)
+    tile_glare, tile_off = _towards_white(colour, face * illumination)
+    tile_spread = max(float(median(tile_off[lettered])), 1.0)
+    empty_glare = np.zeros(len(flat))
+    empty_off = np.full(len(flat), np.inf)
+    looks = {}
+    for kind, members in enumerate(_TYPE_MEMBERS):
+        empty = members & ~flat & usable
+        if empty.sum() >= 3:
+            looks[kind] = median(albedo[empty], axis=0)
+            share, off = _towards_white(colour[members], looks[kind] * illumination[members])
+            empty_glare[members], empty_off[members] = share, off
+    typical = float(median(illumination))
+    plain_look = looks[_TYPE_OF_SQUARE[np.flatnonzero(_PLAIN)[0]]]
+    _, face_off = _towards_white((face * typical)[None, :], (plain_look * typical)[None, :])
+    separable = float(face_off[0]) >= tile_spread
+    # The letter's depth on a tile under glare, the glare taken off.
+    background = colour @ _GREY
+    unglared_ink = ink * background / np.maximum(background - 255.0 * tile_glare, 1.0)
+    letter = _GLARE_LETTER_SHARE * float(median(ink[lettered]))
+    to_empty = separable & flat & (empty_glare >= _GLARE_MIN) & (
+        tile_off > 2 * empty_off + tile_spread) & (unglared_ink < letter)
+    to_tile = (
+        ~flat & (np.minimum(empty_glare, tile_glare) >= _GLARE_MIN)
+        & (tile_glare <= _GLARE_MAX) & (unglared_ink >= letter)
+        & (tile_off <= empty_off + 4 * tile_spread)
+    )
+    # Judged further only on the types of the squares that may change (seldom any): how far
+    # empty squares without glare lie from their type's look (print, noise), which a glared
+    # empty square lies no farther from its line than (a tile under glare, its colour pulled
+    # off the face's line by an illumination that the glare pushed up, may pass for one
+    # farther), and the ink an empty square of the type shows (a premium square's label).
+    for members in _TYPE_MEMBERS:
+        if not (members & (to_empty | to_tile)).any():
+            continue
+        empty = members & ~flat & usable
+        unglared = empty & (empty_glare < _GLARE_MIN)
+        spread = float(median(empty_off[unglared])) if unglared.any() else 0.0
+        to_empty &= ~members | (empty_off <= 1.5 * max(spread, 1.0))
+        centre, ink_spread = _median_spread(scaled_ink[empty][:, None])
+        to_tile &= ~members | (scaled_ink > centre[0] + 2 * ink_spread[0])
+    changed = (to_empty | to_tile).reshape(occupied.shape)
+    if not changed.any():
+        return occupied, confidence
+    return occupied ^ changed, np.where(changed, GLARE_CONFIDENCE, confidence)
+
+
 class OccupancyModel:
     """Tile-or-empty for every square of a rectified grid.
 
@@ -396,7 +522,9 @@ class OccupancyModel:
     ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
         # First decide on the light-independent features, which is enough to fit the
         # illumination; then decide again with the lightness added.
-        invariant, log_grey, washed = _features_invariant(rectified, depth=not self.calibrated)
+        invariant, log_grey, washed, colour = _features_invariant(
+            rectified, depth=not self.calibrated
+        )
         usable = ~washed
         if self.calibrated:
             occupied, _ = self._decide_calibrated(invariant)
@@ -421,6 +549,9 @@ class OccupancyModel:
                 # What the photo's own lettered tiles look like decides again below.
                 confidence = first_confidence
             occupied, confidence = _decide_again(full, occupied, confidence, usable)
+            occupied, confidence = _glare_decided(
+                colour, log_grey - lightness, full, occupied, confidence, usable
+            )
         # Glare leaves neither colour nor letter to go by: say so rather than guess boldly.
         confidence = np.where(washed, np.minimum(confidence, WASHED_CONFIDENCE), confidence)
         return full, (occupied, confidence)
@@ -505,7 +636,7 @@ class OccupancyModel:
         kinds_seen: list[np.ndarray] = []
         for number, (image, board) in enumerate(zip(rectified_images, boards, strict=True)):
             occupied = _parse_board(board, number)
-            invariant, log_grey, washed = _features_invariant(image)
+            invariant, log_grey, washed, _ = _features_invariant(image)
             lightness = _lightness(log_grey, occupied, ~washed)
             features = np.concatenate([invariant, lightness[..., None]], axis=-1)
             # Squares washed out by glare teach nothing about either look.
