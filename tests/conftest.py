@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 
@@ -18,3 +19,20 @@ def stock_letters() -> None:
             learn_fonts()
         except FontsMissing:
             pass
+
+
+@pytest.fixture
+def drawn_letters() -> dict[str, np.ndarray]:
+    """Normalised glyphs (24x24) drawn by hand, for classifiers to learn and read: an I (a
+    bar), a T, an L and an E (a comb), each as its letter."""
+    bar = np.zeros((24, 24), np.float32)
+    bar[2:-2, 10:14] = 1
+    tee = bar.copy()
+    tee[2:5, 3:-3] = 1
+    ell = bar.copy()
+    ell[-5:-2, 10:-3] = 1
+    comb = np.zeros((24, 24), np.float32)
+    comb[2:-2, 6:10] = 1
+    for row in (2, 11, 19):
+        comb[row : row + 3, 6:-4] = 1
+    return {"I": bar, "T": tee, "L": ell, "E": comb}

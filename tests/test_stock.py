@@ -304,21 +304,14 @@ def test_letters_the_profile_lacks_are_left_to_the_stock_classifier_not_tesserac
     assert len(with_stock) <= len(without_stock) <= 1  # this set's Q, read as G by both
 
 
-def test_a_glyph_unlike_every_sample_of_the_profile_is_named_by_the_stock_classifier() -> None:
+def test_a_glyph_unlike_every_sample_of_the_profile_is_named_by_the_stock_classifier(
+        drawn_letters: dict[str, np.ndarray]) -> None:
     # Under a blur heavier than any the profile learnt, a glyph is like none of the user's
     # samples; the stock classifier, learnt from many typefaces, may hold one far closer.
     from vision.letters import Glyph, LetterClassifier
     from vision.read import UNLIKE_OWN, read_letters
 
-    bar = np.zeros((24, 24), np.float32)
-    bar[2:-2, 10:14] = 1
-    tee = bar.copy()
-    tee[2:5, 3:-3] = 1
-    comb = bar.copy()
-    comb[:, 6:10] = 0
-    comb[2:-2, 6:10] = 1
-    for row in (2, 11, 19):
-        comb[row : row + 3, 6:-4] = 1
+    bar, tee, comb = drawn_letters["I"], drawn_letters["T"], drawn_letters["E"]
     own = LetterClassifier()
     own.fit(np.stack([bar, tee]), ["I", "T"])
     stock = LetterClassifier()

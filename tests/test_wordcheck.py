@@ -173,16 +173,12 @@ def test_of_several_mending_letters_the_one_the_glyph_looks_like_is_chosen(
         == board((7, 6, "CUT"))
 
 
-def test_a_reading_carries_the_classifiers_likeliest_letters_and_their_likeness() -> None:
+def test_a_reading_carries_the_classifiers_likeliest_letters_and_their_likeness(
+        drawn_letters: dict[str, np.ndarray]) -> None:
     from vision.letters import Glyph, LetterClassifier
     from vision.read import read_letters
 
-    bar = np.zeros((24, 24), np.float32)
-    bar[2:-2, 10:14] = 1
-    tee = bar.copy()
-    tee[2:5, 3:-3] = 1
-    ell = bar.copy()
-    ell[-5:-2, 10:-3] = 1
+    bar, tee, ell = drawn_letters["I"], drawn_letters["T"], drawn_letters["L"]
     classifier = LetterClassifier()
     classifier.fit(np.stack([bar, tee, ell]), ["I", "T", "L"])
     glyphs = [Glyph(shape, np.full((20, 8), 255, np.uint8), 0.5) for shape in (tee, bar)]
