@@ -15,6 +15,7 @@ from vision.occupancy import OccupancyModel, square_change
 from vision.read import (
     SQUARE_PX,
     inner,
+    marked_faces,
     missed_tiles,
     not_blanks,
     occupancy_of,
@@ -343,6 +344,8 @@ def test_a_marked_tile_face_in_a_word_is_kept_beyond_the_blanks():
             (8, 7): (1.0, 0.65), (6, 7): (1.0, 0.3)}
     # (7, 9) joins the word through the blank at (7, 8) but touches no lettered tile.
     assert not_blanks(squares, glyphs, sure, 2, face) == [(6, 7), (7, 9)]
+    # The marked one is a letter unread, not one of the blanks.
+    assert marked_faces(squares, glyphs, face) == [(8, 7)]
 
 
 def test_a_lone_small_mark_is_not_a_tile_but_a_lone_letter_may_be():

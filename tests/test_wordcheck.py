@@ -147,6 +147,9 @@ def test_a_glyph_tesseract_read_nothing_in_is_solved_but_a_blank_tile_is_not(
     checked = check_reading(reading("tesseract"), lexicon, TileSet.named("en"))
     assert checked.board[7][5:9] == "HATS" and checked.sources[(7, 6)] == "dictionary"
     assert check_reading(reading("blank"), lexicon, TileSet.named("en")).board == rows
+    # A tile whose face a letter marks, with no glyph found in it (a motion blur's smear), is
+    # unread too.
+    assert check_reading(reading("unread"), lexicon, TileSet.named("en")).board[7][5:9] == "HATS"
     # Where the words allow several letters (CAT, COT, CUT) the glyph stays unread.
     rows = board((7, 6, "C?T"))
     assert check_reading(reading("tesseract"), lexicon, TileSet.named("en")).board == rows

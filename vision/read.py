@@ -659,11 +659,9 @@ def not_blanks(
     does not look like a tile's face (``face``: the two shares of :func:`face_likeness` per
     bare square, when known), those not joined to a lettered tile (a blank is part of a word),
     and those beyond the ``blanks`` the tile set has: the blanks kept are those lying beside a
-    lettered tile, then those most like a face, then the surest tiles.  A square beside a
-    lettered tile with a tile's face that is marked (:data:`MARKED_FACE`,
-    :data:`MARKED_MATCH`) is kept beyond them: a letter is on it, unread (motion blur smears a
-    letter that the glyph finder then misses), and an unread letter is far less wrong than a
-    tile read as an empty square.
+    lettered tile, then those most like a face, then the surest tiles.  A marked face
+    (:func:`marked_faces`) holds a letter left unread: it is kept, and not counted among the
+    blanks.
 
     >>> sure = np.full((15, 15), 0.9); sure[6, 7] = 0.6
     >>> g = Glyph(np.zeros((24, 24), np.float32), np.zeros((4, 4), np.uint8), 0.5)
@@ -700,13 +698,35 @@ def not_blanks(
     def rank(square: tuple[int, int]) -> tuple[bool, float, float]:
         return in_word(square), sum(face.get(square, (1.0, 1.0))), float(confidence[square])
 
-    def marked(square: tuple[int, int]) -> bool:
-        closer, match = face.get(square, (1.0, 1.0))
-        return in_word(square) and closer >= MARKED_FACE and (
-            MARKED_MATCH[0] <= match < MARKED_MATCH[1])
+    unread = set(marked_faces(squares, glyphs, face))
+    ranked = sorted((sq for sq in bare if sq not in unread), key=rank, reverse=True)
+    return sorted(faceless + ranked[blanks:])
 
-    ranked = sorted(bare, key=rank, reverse=True)
-    return sorted(faceless + [square for square in ranked[blanks:] if not marked(square)])
+
+def marked_faces(
+    squares: list[tuple[int, int]], glyphs: list[Glyph | None],
+    face: dict[tuple[int, int], tuple[float, float]],
+) -> list[tuple[int, int]]:
+    """The squares taken for tiles that show no letter yet hold one: beside a lettered tile,
+    with a tile's face (:data:`MARKED_FACE`) that is marked (:data:`MARKED_MATCH`), as a
+    letter smeared by motion blur leaves it (``face``: the two shares of
+    :func:`face_likeness` per bare square).  Not blanks, whose faces are clean.
+
+    >>> g = Glyph(np.zeros((24, 24), np.float32), np.zeros((4, 4), np.uint8), 0.5)
+    >>> marked_faces([(7, 6), (7, 7), (8, 7), (12, 3)], [None, g, None, None],
+    ...              {(7, 6): (1.0, 1.0), (8, 7): (1.0, 0.6), (12, 3): (1.0, 0.6)})
+    [(8, 7)]
+    """
+    lettered = {sq for sq, g in zip(squares, glyphs, strict=True) if g is not None}
+    found = []
+    for square, glyph in zip(squares, glyphs, strict=True):
+        if glyph is not None or square not in face:
+            continue
+        closer, match = face[square]
+        if closer >= MARKED_FACE and MARKED_MATCH[0] <= match < MARKED_MATCH[1] and any(
+                n in lettered for n in _neighbours(square)):
+            found.append(square)
+    return found
 
 
 def _taken(squares: list[tuple[int, int]]) -> np.ndarray:
@@ -1179,7 +1199,13 @@ def read_board(
         index = squares.index(square)
         del squares[index], glyphs[index]
         confidence[square] = UNSURE
-    for square in blanks_by_face(rectified, turns, squares, glyphs, tiles.counts.get(BLANK, 0)):
+    # Faces marked by a letter that no glyph was found in: letters unread (shown as "?" for
+    # the words on the board to name), not blanks.
+    unread = marked_faces(squares, glyphs, face)
+    for square in unread:
+        confidence[square] = UNSURE
+    for square in blanks_by_face(rectified, turns, squares, glyphs,
+                                 tiles.counts.get(BLANK, 0) + len(unread)):
         index = bisect.bisect(squares, square)
         squares.insert(index, square)
         glyphs.insert(index, None)
@@ -1190,6 +1216,8 @@ def read_board(
         glyphs, classifier, tesseract, tiles, stock=fallback,
         stock_where_unlike=(lambda: stock_classifier(set(tiles.letters)))
         if stock and profile is not None else None)
+    for square in unread:
+        sources[squares.index(square)] = "unread"
     rows = [["."] * SIZE for _ in range(SIZE)]
     for (r, c), guess in zip(squares, guesses, strict=True):
         rows[r][c] = guess.letter

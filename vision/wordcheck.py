@@ -484,10 +484,12 @@ def check_reading(reading: BoardReading, lexicon: Lexicon, tileset: TileSet) -> 
     :func:`correct_words`); multi-letter tiles' sets are left as read."""
     if any(len(letter) > 1 for letter in tileset.letters):
         return reading
-    # A glyph Tesseract read no letter in comes back as "?" from Tesseract; a blank tile (no
-    # glyph at all) or the classifier's blank comes from elsewhere.
+    # A glyph Tesseract read no letter in comes back as "?" from Tesseract, and a tile whose
+    # face is marked by a letter no glyph was found in as "?" marked unread; a blank tile (no
+    # glyph at all, a clean face) or the classifier's blank comes from elsewhere.
     unread = [square for square, source in sorted(reading.sources.items())
-              if source == "tesseract" and reading.board[square[0]][square[1]] == BLANK]
+              if source in ("tesseract", "unread")
+              and reading.board[square[0]][square[1]] == BLANK]
     rows, _ = correct_words(reading.board, reading.confidence, lexicon, tileset, unread,
                             reading.likeliest, reading.likeness)
     learnt = learnt_from_the_photo(rows, reading, lexicon, tileset)
