@@ -59,10 +59,10 @@ def test_grids_found_and_turned_upright(tallies):
     evaluation, result = tallies
     for mode in ("uncalibrated", "calibrated"):
         outcomes = result[mode].outcomes
-        # Measured: one of the twelve photos loses its grid (two did: a camera shaken by 6 px,
-        # and a soft lens at a 27 degree tilt, showing the green board's fine lines faintly).
+        # Measured: none loses its grid since the green board's faint lines are also looked
+        # for along strokes (one did: a camera shaken by 6 px; two before that).
         lost = sum("localisation" in o.errors for o in outcomes)
-        assert lost <= 2, (mode, evaluation.report(result, True))
+        assert lost <= 1, (mode, evaluation.report(result, True))
         # Measured: none read turned, with or without calibration.
         turned = sum("orientation" in o.errors for o in outcomes)
         assert turned == 0, (mode, evaluation.report(result, True))
@@ -71,25 +71,26 @@ def test_grids_found_and_turned_upright(tallies):
 def test_calibrated_reading(tallies):
     evaluation, result = tallies
     outcomes = result["calibrated"].outcomes
-    # Measured 1.3 %, six boards perfect; blanks are all but always right (2 squares).
-    assert _square_error(outcomes) <= 0.025, evaluation.report(result, True)
-    assert _errors(outcomes).get("blank", 0) <= 5, evaluation.report(result, True)
-    assert sum(o.perfect for o in outcomes) >= 4, evaluation.report(result, True)
+    # Measured 0.74 %, nine boards perfect; blanks are all but always right (none wrong).
+    assert _square_error(outcomes) <= 0.012, evaluation.report(result, True)
+    assert _errors(outcomes).get("blank", 0) <= 3, evaluation.report(result, True)
+    assert sum(o.perfect for o in outcomes) >= 7, evaluation.report(result, True)
 
 
 def test_uncalibrated_reading(tallies):
     from vision.stock import stock_samples
 
     evaluation, result = tallies
-    # Measured 3.1 %: Tesseract reads the serif glyphs of blurred photos poorly.
+    # Measured 4.5 %: Tesseract reads the serif glyphs of blurred photos poorly, the shaken
+    # camera's worst of all (3.1 % while that board was not found, and so not counted).
     alone = _square_error(result["Tesseract alone"].outcomes)
-    assert alone <= 0.045, evaluation.report(result, True)
+    assert alone <= 0.055, evaluation.report(result, True)
     if stock_samples() is None:
         pytest.skip("no stock letter samples (the stock typefaces are not installed)")
-    # Measured 1.45 % with the stock classifier, which never saw the rendered tiles' DejaVu
-    # typefaces; about what calibration gives on these photos (1.3 %).
+    # Measured 1.2 % with the stock classifier, which never saw the rendered tiles' DejaVu
+    # typefaces; calibration gives 0.74 % on these photos.
     stock = _square_error(result["uncalibrated"].outcomes)
-    assert stock <= 0.02, evaluation.report(result, True)
+    assert stock <= 0.016, evaluation.report(result, True)
     assert stock < 0.7 * alone, evaluation.report(result, True)
 
 
