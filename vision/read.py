@@ -119,8 +119,10 @@ class BoardReading:
     seconds: float
     #: Counter-clockwise quarter turns of the photo's grid that make the tiles upright.
     orientation: int = 0
-    #: How each occupied square was read: "classifier", "tesseract", "stock" (a letter the
-    #: profile has not learnt, named by the stock classifier) or "blank".
+    #: How each occupied square was read: "classifier", "tesseract", "stock" (named by the
+    #: stock classifier: a letter the profile has not learnt, or a glyph like none of the
+    #: profile's samples), "blank", or "unread" (a ``?`` on a face a letter marks, but whose
+    #: letter no glyph was found for).
     sources: dict[tuple[int, int], str] = field(default_factory=dict)
     #: The classifier's likeliest letters for each lettered square, best first (none where
     #: Tesseract read alone): what the word check chooses among (:mod:`vision.wordcheck`).
