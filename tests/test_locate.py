@@ -331,6 +331,12 @@ ROWS = {
         "M.J..D.T..I.Z..", "OHO..S.N..G.OF.", "sUN...PoUCHIER.", "ER.....T....AE.",
         ".SQUATTED...ENG", ".T...........AE", "..............Y",
     ),
+    "late, seed 7, tiles along the left and top": (
+        "..............R", "............EMU", "............RUN", "...........P.L.",
+        "..........LAIC.", ".........ZAG.TO", ".......GHI.O..R", "......LOOTED..B",
+        "..E....ADIT.WHY", "..N.........A..", "..G..NARCISSI.W", "..U.TAX.....V.I",
+        "..L..BED....E.N", "JEFEs....MITRED", "...FORSAKE....Y",
+    ),
 }
 
 
@@ -430,6 +436,12 @@ SITUATIONS = {
     # them keeps a dozen squares' shape.
     "small red board blurred with sensor noise, squares too small for the strokes": (
         "red", "full, tiles in the top right", benchmark_camera(127, seed=6),
+    ),
+    # A deluxe board out of focus (1.5 px) in glare: at the first resolution two dozen empty
+    # squares are found, bunched where the lines are sharpest, and the lines beyond them are
+    # not seen.
+    "deluxe board out of focus, squares found on part of it only": (
+        "deluxe", "late, seed 7, tiles along the left and top", benchmark_camera(50, seed=7),
     ),
 }
 
@@ -560,6 +572,13 @@ def test_faint_lines_of_small_squares_are_seen_along_strokes_closer():
     # The grid's outer line beside the cream band is not seen on one side: extrapolated
     # there, one corner lies 0.14 of a square off (the others within 0.08).
     assert rendered_error(found, photo) < 0.15
+
+
+def test_a_lattice_extrapolated_over_much_of_the_grid_is_looked_at_again_farther():
+    photo = rendered("deluxe board out of focus, squares found on part of it only")
+    # Extrapolated from 27 squares on part of the board, the far corner lay 0.56 of a square
+    # off; farther, 73 squares are found and the lines seen span the grid.
+    assert rendered_error(locate_board(photo.image), photo) < 0.1
 
 
 @pytest.mark.parametrize("situation", ["frame and carpet below, tiles on the top rows",

@@ -1176,30 +1176,21 @@ def _within_one_board(lattice: _Lattice) -> _Lattice:
     return _Lattice(lattice.homography, lattice.sites[inside], lattice.members[inside])
 
 
-def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
-    """Find the corners of the 15x15 playing grid in a BGR (or grey) photo.
+@dataclass
+class _Placement:
+    """A lattice refined to the lines and the 15x15 window on it chosen as the grid."""
 
-    ``quality``: whether to judge the fit found (:func:`check_corners`, 2-3 ms at 1920x1080),
-    for :attr:`BoardLocation.quality`; without it (a caller that needs only the corners) that
-    is NaN.
+    homography: np.ndarray  # lattice (grid lines at integers) -> work image
+    x0: int
+    y0: int
+    #: How many of the window's 2 x 15 steps between lines the lines seen span.
+    covered: int
+    scale: float  # of the work image, relative to the photo
 
-    Raises :class:`BoardNotFound` when the image holds no grid of squares.
-    """
-    grey = _grey(image)
-    height, width = grey.shape
-    attempt = _search(image, grey)
+
+def _place(image: np.ndarray, attempt: _Attempt) -> _Placement:
+    """Refine ``attempt``'s lattice to the lines and choose the window that is the grid."""
     lattice = attempt.lattice
-    if len(lattice.members) < _MIN_LATTICE_CELLS:
-        if attempt.cells_found < _MIN_LATTICE_CELLS:
-            raise BoardNotFound(
-                f"no grid of squares found: {attempt.cells_found} square-like regions in a "
-                f"{width}x{height} image"
-            )
-        raise BoardNotFound(
-            f"no grid of squares found: at most {len(lattice.members)} of "
-            f"{attempt.cells_found} square-like regions lie on one lattice (need "
-            f"{_MIN_LATTICE_CELLS}) in a {width}x{height} image"
-        )
     ridges = attempt.ridges.astype(np.float32)
     if np.ptp(lattice.sites, axis=0).max() >= 2 * GRID_SIZE:
         lattice = _within_one_board(lattice)
@@ -1250,10 +1241,73 @@ def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
             )
             if _lines_in_window(x_seen, y_seen, x0, y0) > covered:
                 homography, seen = regrown, (x_seen, y_seen)
+                covered = _lines_in_window(x_seen, y_seen, x0, y0)
     homography = _refine(
         ridges, homography, (x0, x0 + GRID_SIZE), (y0, y0 + GRID_SIZE), reach=0.2, empty=empty,
         seen=seen,
     )
+    return _Placement(homography, x0, y0, covered, attempt.scale)
+
+
+#: Steps between lines (of the window's 2 x 15) that the lines seen may miss before the lattice
+#: counts as extrapolated over much of the window: one or two outer lines are often hidden
+#: under tiles.
+_FAR_SHORT_OF_WINDOW = 4
+
+
+def _farther_placement(
+    image: np.ndarray, grey: np.ndarray, attempt: _Attempt, placement: _Placement
+) -> _Placement:
+    """``placement``, or the placement from the farther look in grey where that look finds more
+    empty squares and its lines span more of its window.
+
+    A blurred photo can still show enough squares at the first resolution for the search to
+    look no farther (:data:`_ENOUGH_CELLS`), only fewer and bunched where its lines are
+    sharpest: the lines beyond them, smeared, are not seen, and the lattice there is
+    extrapolated, half a square off at the far corner.  Farther, the blur spans fewer pixels.
+    """
+    long_side = int(WORK_LONG_SIDE * _FARTHER)
+    if attempt.scale <= long_side / max(grey.shape):
+        return placement
+    farther = _attempt(grey, long_side)
+    if (len(farther.lattice.members) <= len(attempt.lattice.members)
+            or farther.square_px < _MIN_WORK_SQUARE_PX / 2):
+        return placement
+    try:
+        placed = _place(image, farther)
+    except BoardNotFound:
+        return placement
+    return placed if placed.covered > placement.covered else placement
+
+
+def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
+    """Find the corners of the 15x15 playing grid in a BGR (or grey) photo.
+
+    ``quality``: whether to judge the fit found (:func:`check_corners`, 2-3 ms at 1920x1080),
+    for :attr:`BoardLocation.quality`; without it (a caller that needs only the corners) that
+    is NaN.
+
+    Raises :class:`BoardNotFound` when the image holds no grid of squares.
+    """
+    grey = _grey(image)
+    height, width = grey.shape
+    attempt = _search(image, grey)
+    lattice = attempt.lattice
+    if len(lattice.members) < _MIN_LATTICE_CELLS:
+        if attempt.cells_found < _MIN_LATTICE_CELLS:
+            raise BoardNotFound(
+                f"no grid of squares found: {attempt.cells_found} square-like regions in a "
+                f"{width}x{height} image"
+            )
+        raise BoardNotFound(
+            f"no grid of squares found: at most {len(lattice.members)} of "
+            f"{attempt.cells_found} square-like regions lie on one lattice (need "
+            f"{_MIN_LATTICE_CELLS}) in a {width}x{height} image"
+        )
+    placement = _place(image, attempt)
+    if placement.covered <= 2 * GRID_SIZE - _FAR_SHORT_OF_WINDOW:
+        placement = _farther_placement(image, grey, attempt, placement)
+    homography, x0, y0 = placement.homography, placement.x0, placement.y0
 
     lattice_corners = np.array(
         [[x0, y0], [x0 + GRID_SIZE, y0], [x0 + GRID_SIZE, y0 + GRID_SIZE], [x0, y0 + GRID_SIZE]],
@@ -1261,7 +1315,7 @@ def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
     )
     # Pixel centres: resize maps original x to (x + 0.5) * scale - 0.5.
     work_corners = project(homography, lattice_corners)
-    corners = order_corners((work_corners + 0.5) / attempt.scale - 0.5)
+    corners = order_corners((work_corners + 0.5) / placement.scale - 0.5)
     inside = (
         (corners[:, 0] > -0.5 * width)
         & (corners[:, 0] < 1.5 * width)
