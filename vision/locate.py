@@ -1176,7 +1176,7 @@ def _within_one_board(lattice: _Lattice) -> _Lattice:
     return _Lattice(lattice.homography, lattice.sites[inside], lattice.members[inside])
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Placement:
     """A lattice refined to the lines and the 15x15 window on it chosen as the grid."""
 
