@@ -404,14 +404,14 @@ SITUATIONS = {
     "red board turned 75 degrees, tile racks above and below": (
         "red", "late, tiles on the right and along the bottom", benchmark_camera(162, seed=4),
     ),
-    # The cream band between a red board's grid and its frame looks like one more row, and
-    # tiles cover most premium squares: the layout still matches one window best, though by
-    # less than it does on emptier boards.
     # Blurred, and small enough for a closer look, which finds a smaller lattice of the wrong
     # size; the farther look finds the board.
     "small blurred green_print board, squares too small at first": (
         "green_print", "early, one word across the middle", benchmark_camera(284, seed=4),
     ),
+    # The cream band between a red board's grid and its frame looks like one more row, and
+    # tiles cover most premium squares: the layout still matches one window best, though by
+    # less than it does on emptier boards.
     "red board upside down, tiles over most premium squares": (
         "red", "full, turned upside down", benchmark_camera(279, seed=4),
     ),

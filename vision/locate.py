@@ -452,9 +452,7 @@ def _axes_slant(lattice: _Lattice) -> float:
     """|cos| of the angle at which the lattice's axes meet in the photo, at the middle of its
     cells."""
     middle = lattice.sites.mean(axis=0)
-    points = np.array([middle, middle + (1, 0), middle + (0, 1)])
-    projected = np.c_[points, np.ones(3)] @ lattice.homography.T
-    projected = projected[:, :2] / projected[:, 2:]
+    projected = project(lattice.homography, [middle, middle + (1, 0), middle + (0, 1)])
     u, v = projected[1] - projected[0], projected[2] - projected[0]
     return float(abs(u @ v) / max(np.linalg.norm(u) * np.linalg.norm(v), 1e-9))
 
