@@ -32,7 +32,7 @@ from __future__ import annotations
 import bisect
 import time
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -804,6 +804,34 @@ def stray_marks(
     ]
 
 
+#: A letter read with less confidence than this on a tile with no tile beside it is taken for
+#: something else (a premium label or the board's print lightened by glare, a neighbour's
+#: letter seen through blur).  On 900 rendered photos of ``bench/eval_rendered.py`` (seeds
+#: 1, 4 and 7, both readers), 14 such squares held no tile and 2 a tile (one read right); with
+#: 0.3, one more tile read right was lost and nothing gained.
+LONE_UNSURE = 0.1
+
+
+def lone_unsure(
+    squares: list[tuple[int, int]], guesses: Sequence[LetterGuess]
+) -> list[tuple[int, int]]:
+    """The squares read as a letter with little confidence (:data:`LONE_UNSURE`) that have
+    no other taken square beside them: every tile of a game is part of a word of two letters
+    or more, so a lone tile is one whose neighbours the photo hid, or no tile at all, and a
+    letter the reader doubts there is more likely no tile.  Blanks (``?``) are left alone.
+
+    >>> guess = lambda letter, confidence: LetterGuess(letter, confidence)
+    >>> lone_unsure([(1, 1), (5, 5), (7, 7), (7, 8), (11, 3)],
+    ...             [guess("E", 0.05), guess("S", 0.9), guess("A", 0.0), guess("T", 0.0),
+    ...              guess("?", 0.0)])
+    [(1, 1)]
+    """
+    taken = set(squares)
+    return [square for square, guess in zip(squares, guesses, strict=True)
+            if guess.letter != BLANK and guess.confidence < LONE_UNSURE
+            and not any(n in taken for n in _neighbours(square))]
+
+
 def _turn_sensitive(tiles: TileSet) -> bool:
     """Whether glyphs must be found in the upright picture: letters with marks above them, or
     tiles of several letters, are told by what lies above or beside the letter.
@@ -1220,6 +1248,10 @@ def read_board(
         if stock and profile is not None else None)
     for square in unread:
         sources[squares.index(square)] = "unread"
+    for square in lone_unsure(squares, guesses):
+        index = squares.index(square)
+        del squares[index], guesses[index], sources[index], glyphs[index]
+        confidence[square] = UNSURE
     rows = [["."] * SIZE for _ in range(SIZE)]
     for (r, c), guess in zip(squares, guesses, strict=True):
         rows[r][c] = guess.letter
