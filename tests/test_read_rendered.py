@@ -172,12 +172,12 @@ def test_motion_blur_along_the_letters_does_not_turn_a_calibrated_reading():
     assert outcome.case.config.motion_blur > 0
 
 
-def _evaluation_photo(number: int, edition: str, rows: tuple[str, ...]):
-    """Photo ``number`` of the 300-photo evaluation (seed 1) of ``rows`` on ``edition``."""
+def _evaluation_photo(number: int, edition: str, rows: tuple[str, ...], seed: int = 1):
+    """Photo ``number`` of the 300-photo evaluation (``seed``) of ``rows`` on ``edition``."""
     from vision.render import RenderConfig, render_board
 
     cv2.setNumThreads(1)
-    config = RenderConfig.random(100_003 + number, max_tilt=35, size=(1280, 720),
+    config = RenderConfig.random(seed * 100_003 + number, max_tilt=35, size=(1280, 720),
                                  hand_probability=0.0)
     return render_board(list(rows), tileset="en", edition=edition, seed=config.scene_seed,
                         config=config)
@@ -210,6 +210,46 @@ def test_tiles_under_glare_keep_their_letters(monkeypatch):
     monkeypatch.setattr(vision.read, "GLARE_GAIN_MAX", 1.0)  # contrast not raised
     unraised = read_board(photo.image, None, "en")
     assert sum(unraised.board[r][c] == "." for r, c in glared) >= 3, unraised.board
+
+
+#: Photo 178 of the 300-photo evaluation with seed 4: a deluxe board under glare, whose K on
+#: the triple-letter square B10 the occupancy took for an empty square, and whose DL labels
+#: (light letters in a typeface of their own) are the letters a missed tile's test must not
+#: take for tiles.
+DELUXE_GLARED = ("deluxe", ("CROFT.MAYA..JIG", "....OXEN.HOBOS.", ".DECEIT.....L..",
+                            "...E..HYDRIAE..", "...N......FA...", ".BRONZE........",
+                            "...T...........", "...EQUIPS......", "....U...TO.....",
+                            ".K..A..MAW.....", ".R..I..IT......", "VOWELS.NU......",
+                            ".N.....DE......", ".E...APeS......", "ARbOURED......."))
+
+
+def test_a_tile_missed_on_a_premium_square_is_found_by_its_letter(monkeypatch):
+    """A letter of the tiles' size on a premium square taken for empty is a tile's where the
+    reader knows it for a letter (without that, B10 was read empty); the labels of the empty
+    premium squares, found as letters too, stay empty."""
+    import vision.read
+    from vision.read import read_board
+
+    edition, rows = DELUXE_GLARED
+    photo = _evaluation_photo(178, edition, rows, seed=4)
+    reading = read_board(photo.image, None, "en")
+    assert reading.board[9][1] == "K", reading.board
+    assert all(reading.board[r][c] == "." for r in range(15) for c in range(15)
+               if rows[r][c] == "."), reading.board
+    monkeypatch.setattr(vision.read, "LABEL_UNLIKE", -2.0)  # every letter found a tile's
+    labelled = read_board(photo.image, None, "en")
+    assert labelled.board[6][6] != ".", labelled.board  # DL
+    monkeypatch.setattr(vision.read, "missed_tiles", _only_plain(vision.read.missed_tiles))
+    unfound = read_board(photo.image, None, "en")
+    assert unfound.board[9][1] == ".", unfound.board
+
+
+def _only_plain(missed_tiles):
+    """``missed_tiles`` as it was: plain squares only."""
+
+    def plain_only(finder, squares, glyphs, occupied, turns, like_a_letter=None):
+        return missed_tiles(finder, squares, glyphs, occupied, turns)
+    return plain_only
 
 
 #: Photo 202 of the 300-photo evaluation (seed 1): ivory tiles on a red-bordered board whose
