@@ -38,7 +38,10 @@ The grid lines are the one thing every edition shares, so the search uses only t
 Boards small in a large photo (squares under 16 px at the first resolution) are searched again
 at twice the resolution.  Where no look finds a lattice, one last look averages the line
 response along short strokes first: out of focus and with sensor noise, faint lines are no
-stronger than the noise, but longer (closer too, where the squares were too small).
+stronger than the noise, but longer (closer too, where the squares were too small).  Where
+even that finds none, the very last pools the cells of every mask tried at the first
+resolution and keeps those that two masks agree on: each mask keeps a few squares and as
+many specks of noise, but the squares are the same in every mask and the specks are not.
 
 >>> import numpy as np
 >>> locate_board(np.zeros((120, 160, 3), np.uint8))
@@ -1030,12 +1033,22 @@ def _premium_shift(
 # --------------------------------------------------------------------------- public API
 
 
+@dataclass(frozen=True)
+class _MaskCells:
+    """The cells one line mask gave, and the lines' polarity (dark or light) in that mask."""
+
+    cells: _Cells
+    dark_lines: bool
+
+
 @dataclass
 class _Attempt:
     lattice: _Lattice
     ridges: np.ndarray
     scale: float
     cells_found: int
+    #: The cells of every line mask tried, for the last look (:func:`_agreed_look`).
+    seen: tuple[_MaskCells, ...] = ()
 
     @property
     def square_px(self) -> float:
@@ -1059,6 +1072,7 @@ def _attempt(image: np.ndarray, long_side: int, along_strokes: bool = False) -> 
         work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     work = cv2.GaussianBlur(work, (3, 3), 0)
     best: _Attempt | None = None
+    seen: list[_MaskCells] = []
     for dark_lines in (True, False):
         ridges = _ridges(work, dark_lines)
         stroked = _along_strokes(ridges) if along_strokes else None
@@ -1072,17 +1086,20 @@ def _attempt(image: np.ndarray, long_side: int, along_strokes: bool = False) -> 
             else:
                 mask = _line_mask(np.clip(stroked * gain, 0, 255).astype(np.uint8))
             cells = _find_cells(mask)
+            seen.append(_MaskCells(cells, dark_lines))
             lattice = _best_lattice(cells)
             if lattice is None:
                 lattice = _Lattice(np.eye(3), np.zeros((0, 2), int), np.zeros(0, int))
             if best is None or len(lattice.members) > len(best.lattice.members):
                 best = _Attempt(lattice, ridges, scale, len(cells.areas))
     assert best is not None
+    best.seen = tuple(seen)
     return best
 
 
-def _search(image: np.ndarray, grey: np.ndarray) -> _Attempt:
-    """The best lattice of empty squares, looking no further than needed.
+def _search(image: np.ndarray, grey: np.ndarray) -> tuple[_Attempt, list[_MaskCells]]:
+    """The best lattice of empty squares, looking no further than needed; and the cells of
+    every line mask tried at the first resolution (for :func:`_agreed_look`).
 
     The grey image at the first resolution finds most boards.  Where it finds fewer than
     :data:`_ENOUGH_CELLS` squares on one lattice the photo is looked at again in colour (the
@@ -1094,10 +1111,12 @@ def _search(image: np.ndarray, grey: np.ndarray) -> _Attempt:
     the wrong size).
     """
     attempt = _attempt(grey, WORK_LONG_SIDE)
+    first_seen = list(attempt.seen)
     # Grey mixes the channels, diluting a line that differs from its squares mainly in one
     # colour; under blur and noise such a line may only be seen in its channel.
     if len(attempt.lattice.members) < _ENOUGH_CELLS and image.ndim == 3:
         in_colour = _attempt(image, WORK_LONG_SIDE)
+        first_seen += in_colour.seen
         if len(in_colour.lattice.members) > len(attempt.lattice.members):
             attempt = in_colour
     # A board small in a large photo has squares too small at the first resolution for thin
@@ -1133,9 +1152,11 @@ def _search(image: np.ndarray, grey: np.ndarray) -> _Attempt:
         if len(attempt.lattice.members) >= _MIN_LATTICE_CELLS:
             break
         stroked = _attempt(look, long_side, along_strokes=True)
+        if long_side == WORK_LONG_SIDE:
+            first_seen += stroked.seen
         if len(stroked.lattice.members) > len(attempt.lattice.members):
             attempt = stroked
-    return attempt
+    return attempt, first_seen
 
 
 def _within_one_board(lattice: _Lattice) -> _Lattice:
@@ -1278,6 +1299,97 @@ def _farther_placement(
     return placed if placed.covered > placement.covered else placement
 
 
+#: Farthest a cell of another line mask may lie from a cell, in sides of that cell, for the two
+#: to be one region seen twice (centres of one square in different masks lie a few pixels
+#: apart: the line mask bites a little more or less into it).
+_AGREEING_OFFSET = 0.25
+#: Largest ratio of the areas of two cells taken for one region (either way round).
+_AGREEING_AREAS = 1.6
+#: Most cells agreed on that the last look searches for a lattice: a photo textured all over
+#: (carpet, cloth, sensor noise blurred into blobs) has thousands, its texture's regions
+#: being the same from mask to mask too, and the search among them would take seconds.  (The
+#: masks of a board lost to blur and noise agree on a few hundred.)
+_MOST_AGREED = 1000
+#: Cells compared at a time in :func:`_agreed_cells` (bounds the memory of the pairwise
+#: distances on a photo full of specks).
+_AGREEING_CHUNK = 512
+
+
+def _agreed_cells(seen: list[_MaskCells]) -> tuple[_Cells, np.ndarray]:
+    """The cells that another line mask found too, and for each whether its mask's lines were
+    dark.
+
+    Out of focus with sensor noise, each mask keeps the shape of a few squares only, bitten by
+    noise elsewhere, and lets through as many specks of noise shaped like squares: no mask has
+    a dozen squares side by side.  But a square is the same region in every mask that keeps
+    it (grey or colour, dark lines or light, each gain on the strokes), while a speck of one
+    mask is rarely one of another.  Pooled, the squares that two masks agree on are many more
+    than any one mask keeps, and the specks few.
+    """
+    centres = np.vstack([m.cells.centres for m in seen])
+    areas = np.concatenate([m.cells.areas for m in seen])
+    source = np.concatenate([np.full(len(m.cells.areas), k) for k, m in enumerate(seen)])
+    dark = np.concatenate([np.full(len(m.cells.areas), m.dark_lines) for m in seen])
+    # Left to right, so that each chunk of cells need only be compared with the cells within
+    # reach of its columns.
+    order = np.argsort(centres[:, 0], kind="stable")
+    centres, areas, source, dark = centres[order], areas[order], source[order], dark[order]
+    reach = _AGREEING_OFFSET * np.sqrt(areas)
+    farthest = float(reach.max()) if len(reach) else 0.0
+    agreed = np.zeros(len(areas), bool)
+    for start in range(0, len(areas), _AGREEING_CHUNK):
+        part = slice(start, start + _AGREEING_CHUNK)
+        xs = centres[part, 0]
+        near = slice(int(np.searchsorted(centres[:, 0], xs[0] - farthest, "left")),
+                     int(np.searchsorted(centres[:, 0], xs[-1] + farthest, "right")))
+        offsets = centres[part, None, :] - centres[None, near, :]
+        ratio = areas[part, None] / areas[None, near]
+        same = (
+            (np.hypot(offsets[..., 0], offsets[..., 1]) < reach[part, None])
+            & (source[part, None] != source[None, near])
+            & (ratio < _AGREEING_AREAS) & (ratio * _AGREEING_AREAS > 1)
+        )
+        agreed[part] = same.any(axis=1)
+    return _Cells(centres[agreed], areas[agreed]), dark[agreed]
+
+
+def _agreed_look(
+    image: np.ndarray, grey: np.ndarray, seen: list[_MaskCells]
+) -> _Placement | None:
+    """The grid placed on the lattice of the cells that several line masks at the first
+    resolution agree on (:func:`_agreed_cells`), or None where those give no lattice of
+    :data:`_MIN_LATTICE_CELLS` or its placement fails.
+
+    The last look, tried only where every other finds no lattice, so it costs nothing where
+    they do.  The lattice is placed at the photo's resolution (up to twice the first one),
+    in colour where the photo has it, on the lines of the polarity most of its cells came
+    from: faint lines blurred among noise are best located where they span most pixels.
+    """
+    if not seen:
+        return None
+    cells, dark = _agreed_cells(seen)
+    if len(cells.areas) > _MOST_AGREED:
+        return None
+    lattice = _best_lattice(cells)
+    if lattice is None or len(lattice.members) < _MIN_LATTICE_CELLS:
+        return None
+    dark_lines = 2 * int(dark[lattice.members].sum()) >= len(lattice.members)
+    scale = min(1.0, WORK_LONG_SIDE / max(grey.shape))
+    finer = min(1.0, 2 * WORK_LONG_SIDE / max(grey.shape))
+    # Pixel centres: a resize maps x to (x + 0.5) * scale - 0.5, at either resolution.
+    ratio = finer / scale
+    to_finer = np.array([[ratio, 0, 0.5 * ratio - 0.5], [0, ratio, 0.5 * ratio - 0.5], [0, 0, 1]])
+    work = image
+    if finer < 1.0:
+        work = cv2.resize(image, None, fx=finer, fy=finer, interpolation=cv2.INTER_AREA)
+    ridges = _ridges(cv2.GaussianBlur(work, (3, 3), 0), dark_lines)
+    finer_lattice = _Lattice(to_finer @ lattice.homography, lattice.sites, lattice.members)
+    try:
+        return _place(image, _Attempt(finer_lattice, ridges, finer, len(cells.areas)))
+    except BoardNotFound:
+        return None
+
+
 def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
     """Find the corners of the 15x15 playing grid in a BGR (or grey) photo.
 
@@ -1289,22 +1401,27 @@ def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
     """
     grey = _grey(image)
     height, width = grey.shape
-    attempt = _search(image, grey)
+    attempt, first_seen = _search(image, grey)
     lattice = attempt.lattice
-    if len(lattice.members) < _MIN_LATTICE_CELLS:
-        if attempt.cells_found < _MIN_LATTICE_CELLS:
+    if len(lattice.members) >= _MIN_LATTICE_CELLS:
+        placement = _place(image, attempt)
+        if placement.covered <= 2 * GRID_SIZE - _FAR_SHORT_OF_WINDOW:
+            placement = _farther_placement(image, grey, attempt, placement)
+    else:
+        # No look found a lattice: the last one, on the squares that several looks agree on.
+        agreed = _agreed_look(image, grey, first_seen)
+        if agreed is None:
+            if attempt.cells_found < _MIN_LATTICE_CELLS:
+                raise BoardNotFound(
+                    f"no grid of squares found: {attempt.cells_found} square-like regions in a "
+                    f"{width}x{height} image"
+                )
             raise BoardNotFound(
-                f"no grid of squares found: {attempt.cells_found} square-like regions in a "
-                f"{width}x{height} image"
+                f"no grid of squares found: at most {len(lattice.members)} of "
+                f"{attempt.cells_found} square-like regions lie on one lattice (need "
+                f"{_MIN_LATTICE_CELLS}) in a {width}x{height} image"
             )
-        raise BoardNotFound(
-            f"no grid of squares found: at most {len(lattice.members)} of "
-            f"{attempt.cells_found} square-like regions lie on one lattice (need "
-            f"{_MIN_LATTICE_CELLS}) in a {width}x{height} image"
-        )
-    placement = _place(image, attempt)
-    if placement.covered <= 2 * GRID_SIZE - _FAR_SHORT_OF_WINDOW:
-        placement = _farther_placement(image, grey, attempt, placement)
+        placement = agreed
     homography, x0, y0 = placement.homography, placement.x0, placement.y0
 
     lattice_corners = np.array(
