@@ -987,7 +987,24 @@ def _premium_shift(
     y_range: tuple[int, int] = (-_PREMIUM_REACH, _PREMIUM_REACH),
 ) -> tuple[int, int]:
     """The shift within ``x_range`` and ``y_range`` (lines, both ends included), if any, of the
-    chosen 15x15 window that puts the premium squares where the board's layout has them.
+    chosen 15x15 window that puts the premium squares where the board's layout has them; else
+    ``(0, 0)`` (see :func:`_premium_standout`)."""
+    shift = _premium_standout(image, homography, x0, y0, scale, x_range, y_range)
+    return (0, 0) if shift is None else shift
+
+
+def _premium_standout(
+    image: np.ndarray,
+    homography: np.ndarray,
+    x0: int,
+    y0: int,
+    scale: float,
+    x_range: tuple[int, int] = (-_PREMIUM_REACH, _PREMIUM_REACH),
+    y_range: tuple[int, int] = (-_PREMIUM_REACH, _PREMIUM_REACH),
+) -> tuple[int, int] | None:
+    """The shift within ``x_range`` and ``y_range`` (lines, both ends included) of the chosen
+    15x15 window whose window matches the premium squares' layout clearly better than every
+    other; None where none does.
 
     A band of the frame just outside the grid can pass for one more row of squares, and under
     a row of tiles the grid's last lines are hard to see; the premium squares' colours settle
@@ -1027,7 +1044,7 @@ def _premium_shift(
     best, runner_up = scores[order[0]], scores[order[1]]
     if best > runner_up + _PREMIUM_MARGIN:
         return shifts[int(order[0])]
-    return (0, 0)
+    return None
 
 
 # --------------------------------------------------------------------------- public API
@@ -1299,6 +1316,18 @@ def _farther_placement(
     return placed if placed.covered > placement.covered else placement
 
 
+def _photo_corners(placement: _Placement) -> np.ndarray:
+    """The corners of ``placement``'s window in the photo, in image order."""
+    x0, y0 = placement.x0, placement.y0
+    lattice_corners = np.array(
+        [[x0, y0], [x0 + GRID_SIZE, y0], [x0 + GRID_SIZE, y0 + GRID_SIZE], [x0, y0 + GRID_SIZE]],
+        float,
+    )
+    # Pixel centres: resize maps original x to (x + 0.5) * scale - 0.5.
+    work_corners = project(placement.homography, lattice_corners)
+    return order_corners((work_corners + 0.5) / placement.scale - 0.5)
+
+
 #: Farthest a cell of another line mask may lie from a cell, in sides of that cell, for the two
 #: to be one region seen twice (centres of one square in different masks lie a few pixels
 #: apart: the line mask bites a little more or less into it).
@@ -1310,6 +1339,10 @@ _AGREEING_AREAS = 1.6
 #: being the same from mask to mask too, and the search among them would take seconds.  (The
 #: masks of a board lost to blur and noise agree on a few hundred.)
 _MOST_AGREED = 1000
+#: Least :func:`check_corners` score of the last look's grid (0: its lines are seen no better
+#: than chance).  On rendered photos that look found, fits 0.05-0.2 of a square off scored
+#: 0.08-0.22, fits half a square off or more 0.00.
+_AGREED_QUALITY = 0.05
 #: Cells compared at a time in :func:`_agreed_cells` (bounds the memory of the pairwise
 #: distances on a photo full of specks).
 _AGREEING_CHUNK = 512
@@ -1357,15 +1390,23 @@ def _agreed_look(
     image: np.ndarray, grey: np.ndarray, seen: list[_MaskCells]
 ) -> _Placement | None:
     """The grid placed on the lattice of the cells that several line masks at the first
-    resolution agree on (:func:`_agreed_cells`), or None where those give no lattice of
-    :data:`_MIN_LATTICE_CELLS` or its placement fails.
+    resolution agree on (:func:`_agreed_cells`), where the placement passes two checks; else
+    None.
 
     The last look, tried only where every other finds no lattice, so it costs nothing where
     they do.  The lattice is placed at the photo's resolution (up to twice the first one),
-    in colour where the photo has it, on the lines of the polarity most of its cells came
-    from: faint lines blurred among noise are best located where they span most pixels.
+    in colour, on the lines of the polarity most of its cells came from: faint lines blurred
+    among noise are best located where they span most pixels.
+
+    Lines this faint tell the grid's outer line from the frame's edge beside it no better than
+    they tell the other lines apart: on rendered photos like the one this look was made for,
+    the window came out a line off about as often as right.  So the premium squares must
+    confirm the window (its layout matching the squares clearly better than the windows up to
+    two lines off, see :func:`_premium_standout`), which needs colour: a grey photo is left to
+    the other looks.  And the lines fitted must be seen on the photo better than chance
+    (:data:`_AGREED_QUALITY`): a fit gone half a square off scores nothing.
     """
-    if not seen:
+    if image.ndim != 3 or not seen:
         return None
     cells, dark = _agreed_cells(seen)
     if len(cells.areas) > _MOST_AGREED:
@@ -1385,9 +1426,15 @@ def _agreed_look(
     ridges = _ridges(cv2.GaussianBlur(work, (3, 3), 0), dark_lines)
     finer_lattice = _Lattice(to_finer @ lattice.homography, lattice.sites, lattice.members)
     try:
-        return _place(image, _Attempt(finer_lattice, ridges, finer, len(cells.areas)))
+        placement = _place(image, _Attempt(finer_lattice, ridges, finer, len(cells.areas)))
     except BoardNotFound:
         return None
+    confirmed = _premium_standout(
+        image, placement.homography, placement.x0, placement.y0, placement.scale
+    ) == (0, 0)
+    if not confirmed or check_corners(image, _photo_corners(placement)) < _AGREED_QUALITY:
+        return None
+    return placement
 
 
 def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
@@ -1422,15 +1469,7 @@ def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
                 f"{_MIN_LATTICE_CELLS}) in a {width}x{height} image"
             )
         placement = agreed
-    homography, x0, y0 = placement.homography, placement.x0, placement.y0
-
-    lattice_corners = np.array(
-        [[x0, y0], [x0 + GRID_SIZE, y0], [x0 + GRID_SIZE, y0 + GRID_SIZE], [x0, y0 + GRID_SIZE]],
-        float,
-    )
-    # Pixel centres: resize maps original x to (x + 0.5) * scale - 0.5.
-    work_corners = project(homography, lattice_corners)
-    corners = order_corners((work_corners + 0.5) / placement.scale - 0.5)
+    corners = _photo_corners(placement)
     inside = (
         (corners[:, 0] > -0.5 * width)
         & (corners[:, 0] < 1.5 * width)
