@@ -597,7 +597,8 @@ def test_squares_that_several_line_masks_agree_on_make_the_last_look():
     photo = rendered("small green board out of focus with noise, its lines as faint as the noise")
     # No look found a lattice of 12 squares (at most 4 of 26 square-like regions on one):
     # each mask keeps a few squares and as many specks of noise.  The squares two masks agree
-    # on (40 on one lattice, every one on the board) place the grid 0.06 of a square off.
+    # on (40 on one lattice, every one on the board) place the grid 0.06 of a square off, in
+    # the window the premium squares confirm.
     assert rendered_error(locate_board(photo.image), photo) < 0.1
 
 

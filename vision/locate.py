@@ -1340,17 +1340,17 @@ _AGREEING_AREAS = 1.6
 #: masks of a board lost to blur and noise agree on a few hundred.)
 _MOST_AGREED = 1000
 #: Least :func:`check_corners` score of the last look's grid (0: its lines are seen no better
-#: than chance).  On rendered photos that look found, fits 0.05-0.2 of a square off scored
-#: 0.08-0.22, fits half a square off or more 0.00.
+#: than chance).  On the rendered photos that look found, fits 0.05-0.18 of a square off
+#: scored 0.08-0.22, fits a quarter of a square off or more 0.00.
 _AGREED_QUALITY = 0.05
 #: Cells compared at a time in :func:`_agreed_cells` (bounds the memory of the pairwise
 #: distances on a photo full of specks).
 _AGREEING_CHUNK = 512
 
 
-def _agreed_cells(seen: list[_MaskCells]) -> tuple[_Cells, np.ndarray]:
+def _agreed_cells(seen: list[_MaskCells]) -> tuple[_Cells, np.ndarray] | None:
     """The cells that another line mask found too, and for each whether its mask's lines were
-    dark.
+    dark; None where more than :data:`_MOST_AGREED` are (counting stops there).
 
     Out of focus with sensor noise, each mask keeps the shape of a few squares only, bitten by
     noise elsewhere, and lets through as many specks of noise shaped like squares: no mask has
@@ -1383,6 +1383,8 @@ def _agreed_cells(seen: list[_MaskCells]) -> tuple[_Cells, np.ndarray]:
             & (ratio < _AGREEING_AREAS) & (ratio * _AGREEING_AREAS > 1)
         )
         agreed[part] = same.any(axis=1)
+        if np.count_nonzero(agreed) > _MOST_AGREED:
+            return None
     return _Cells(centres[agreed], areas[agreed]), dark[agreed]
 
 
@@ -1399,18 +1401,20 @@ def _agreed_look(
     among noise are best located where they span most pixels.
 
     Lines this faint tell the grid's outer line from the frame's edge beside it no better than
-    they tell the other lines apart: on rendered photos like the one this look was made for,
-    the window came out a line off about as often as right.  So the premium squares must
-    confirm the window (its layout matching the squares clearly better than the windows up to
-    two lines off, see :func:`_premium_standout`), which needs colour: a grey photo is left to
-    the other looks.  And the lines fitted must be seen on the photo better than chance
-    (:data:`_AGREED_QUALITY`): a fit gone half a square off scores nothing.
+    they tell the other lines apart: on 9 variants of the rendered photo this look was made
+    for (other scenes, blur, noise, tilt), each in colour and in grey, 2 of the 4 grids it
+    placed in grey were a line off, and 1 of the 6 in colour 8.5 squares off.  So the premium
+    squares must confirm the window (its layout matching the squares clearly better than the
+    windows up to two lines off, see :func:`_premium_standout`), which needs colour: a grey
+    photo is left to the other looks.  And the lines fitted must be seen on the photo better
+    than chance (:data:`_AGREED_QUALITY`): a fit gone a quarter of a square off scores nothing.
     """
     if image.ndim != 3 or not seen:
         return None
-    cells, dark = _agreed_cells(seen)
-    if len(cells.areas) > _MOST_AGREED:
+    agreed = _agreed_cells(seen)
+    if agreed is None:
         return None
+    cells, dark = agreed
     lattice = _best_lattice(cells)
     if lattice is None or len(lattice.members) < _MIN_LATTICE_CELLS:
         return None
