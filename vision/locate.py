@@ -38,7 +38,10 @@ The grid lines are the one thing every edition shares, so the search uses only t
 Boards small in a large photo (squares under 16 px at the first resolution) are searched again
 at twice the resolution.  Where no look finds a lattice, one last look averages the line
 response along short strokes first: out of focus and with sensor noise, faint lines are no
-stronger than the noise, but longer (closer too, where the squares were too small).
+stronger than the noise, but longer (closer too, where the squares were too small).  Where
+even that finds none, the very last pools the cells of every mask tried at the first
+resolution and keeps those that two masks agree on: each mask keeps a few squares and as
+many specks of noise, but the squares are the same in every mask and the specks are not.
 
 >>> import numpy as np
 >>> locate_board(np.zeros((120, 160, 3), np.uint8))
@@ -984,7 +987,24 @@ def _premium_shift(
     y_range: tuple[int, int] = (-_PREMIUM_REACH, _PREMIUM_REACH),
 ) -> tuple[int, int]:
     """The shift within ``x_range`` and ``y_range`` (lines, both ends included), if any, of the
-    chosen 15x15 window that puts the premium squares where the board's layout has them.
+    chosen 15x15 window that puts the premium squares where the board's layout has them; else
+    ``(0, 0)`` (see :func:`_premium_standout`)."""
+    shift = _premium_standout(image, homography, x0, y0, scale, x_range, y_range)
+    return (0, 0) if shift is None else shift
+
+
+def _premium_standout(
+    image: np.ndarray,
+    homography: np.ndarray,
+    x0: int,
+    y0: int,
+    scale: float,
+    x_range: tuple[int, int] = (-_PREMIUM_REACH, _PREMIUM_REACH),
+    y_range: tuple[int, int] = (-_PREMIUM_REACH, _PREMIUM_REACH),
+) -> tuple[int, int] | None:
+    """The shift within ``x_range`` and ``y_range`` (lines, both ends included) of the chosen
+    15x15 window whose window matches the premium squares' layout clearly better than every
+    other; None where none does.
 
     A band of the frame just outside the grid can pass for one more row of squares, and under
     a row of tiles the grid's last lines are hard to see; the premium squares' colours settle
@@ -1024,10 +1044,18 @@ def _premium_shift(
     best, runner_up = scores[order[0]], scores[order[1]]
     if best > runner_up + _PREMIUM_MARGIN:
         return shifts[int(order[0])]
-    return (0, 0)
+    return None
 
 
 # --------------------------------------------------------------------------- public API
+
+
+@dataclass(frozen=True)
+class _MaskCells:
+    """The cells one line mask gave, and the lines' polarity (dark or light) in that mask."""
+
+    cells: _Cells
+    dark_lines: bool
 
 
 @dataclass
@@ -1036,6 +1064,8 @@ class _Attempt:
     ridges: np.ndarray
     scale: float
     cells_found: int
+    #: The cells of every line mask tried, for the last look (:func:`_agreed_look`).
+    seen: tuple[_MaskCells, ...] = ()
 
     @property
     def square_px(self) -> float:
@@ -1059,6 +1089,7 @@ def _attempt(image: np.ndarray, long_side: int, along_strokes: bool = False) -> 
         work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     work = cv2.GaussianBlur(work, (3, 3), 0)
     best: _Attempt | None = None
+    seen: list[_MaskCells] = []
     for dark_lines in (True, False):
         ridges = _ridges(work, dark_lines)
         stroked = _along_strokes(ridges) if along_strokes else None
@@ -1072,17 +1103,20 @@ def _attempt(image: np.ndarray, long_side: int, along_strokes: bool = False) -> 
             else:
                 mask = _line_mask(np.clip(stroked * gain, 0, 255).astype(np.uint8))
             cells = _find_cells(mask)
+            seen.append(_MaskCells(cells, dark_lines))
             lattice = _best_lattice(cells)
             if lattice is None:
                 lattice = _Lattice(np.eye(3), np.zeros((0, 2), int), np.zeros(0, int))
             if best is None or len(lattice.members) > len(best.lattice.members):
                 best = _Attempt(lattice, ridges, scale, len(cells.areas))
     assert best is not None
+    best.seen = tuple(seen)
     return best
 
 
-def _search(image: np.ndarray, grey: np.ndarray) -> _Attempt:
-    """The best lattice of empty squares, looking no further than needed.
+def _search(image: np.ndarray, grey: np.ndarray) -> tuple[_Attempt, list[_MaskCells]]:
+    """The best lattice of empty squares, looking no further than needed; and the cells of
+    every line mask tried at the first resolution (for :func:`_agreed_look`).
 
     The grey image at the first resolution finds most boards.  Where it finds fewer than
     :data:`_ENOUGH_CELLS` squares on one lattice the photo is looked at again in colour (the
@@ -1094,10 +1128,12 @@ def _search(image: np.ndarray, grey: np.ndarray) -> _Attempt:
     the wrong size).
     """
     attempt = _attempt(grey, WORK_LONG_SIDE)
+    first_seen = list(attempt.seen)
     # Grey mixes the channels, diluting a line that differs from its squares mainly in one
     # colour; under blur and noise such a line may only be seen in its channel.
     if len(attempt.lattice.members) < _ENOUGH_CELLS and image.ndim == 3:
         in_colour = _attempt(image, WORK_LONG_SIDE)
+        first_seen += in_colour.seen
         if len(in_colour.lattice.members) > len(attempt.lattice.members):
             attempt = in_colour
     # A board small in a large photo has squares too small at the first resolution for thin
@@ -1133,9 +1169,11 @@ def _search(image: np.ndarray, grey: np.ndarray) -> _Attempt:
         if len(attempt.lattice.members) >= _MIN_LATTICE_CELLS:
             break
         stroked = _attempt(look, long_side, along_strokes=True)
+        if long_side == WORK_LONG_SIDE:
+            first_seen += stroked.seen
         if len(stroked.lattice.members) > len(attempt.lattice.members):
             attempt = stroked
-    return attempt
+    return attempt, first_seen
 
 
 def _within_one_board(lattice: _Lattice) -> _Lattice:
@@ -1278,6 +1316,133 @@ def _farther_placement(
     return placed if placed.covered > placement.covered else placement
 
 
+def _photo_corners(placement: _Placement) -> np.ndarray:
+    """The corners of ``placement``'s window in the photo, in image order."""
+    x0, y0 = placement.x0, placement.y0
+    lattice_corners = np.array(
+        [[x0, y0], [x0 + GRID_SIZE, y0], [x0 + GRID_SIZE, y0 + GRID_SIZE], [x0, y0 + GRID_SIZE]],
+        float,
+    )
+    # Pixel centres: resize maps original x to (x + 0.5) * scale - 0.5.
+    work_corners = project(placement.homography, lattice_corners)
+    return order_corners((work_corners + 0.5) / placement.scale - 0.5)
+
+
+#: Farthest a cell of another line mask may lie from a cell, in sides of that cell, for the two
+#: to be one region seen twice (centres of one square in different masks lie a few pixels
+#: apart: the line mask bites a little more or less into it).
+_AGREEING_OFFSET = 0.25
+#: Largest ratio of the areas of two cells taken for one region (either way round).
+_AGREEING_AREAS = 1.6
+#: Most cells agreed on that the last look searches for a lattice: a photo textured all over
+#: (carpet, cloth, sensor noise blurred into blobs) has thousands, its texture's regions
+#: being the same from mask to mask too, and the search among them would take seconds.  (The
+#: masks of the board lost to blur and noise that this look was made for agree on 627.)
+_MOST_AGREED = 1000
+#: Least :func:`check_corners` score of the last look's grid (0: its lines are seen no better
+#: than chance).  On the rendered photos that look found, fits 0.05-0.18 of a square off
+#: scored 0.08-0.22, fits a quarter of a square off or more 0.00.
+_AGREED_QUALITY = 0.05
+#: Cells compared at a time in :func:`_agreed_cells` (bounds the memory of the pairwise
+#: distances on a photo full of specks).
+_AGREEING_CHUNK = 512
+
+
+def _agreed_cells(seen: list[_MaskCells]) -> tuple[_Cells, np.ndarray] | None:
+    """The cells that another line mask found too, and for each whether its mask's lines were
+    dark; None where more than :data:`_MOST_AGREED` are (counting stops there).
+
+    Out of focus with sensor noise, each mask keeps the shape of a few squares only, bitten by
+    noise elsewhere, and lets through as many specks of noise shaped like squares: no mask has
+    a dozen squares side by side.  But a square is the same region in every mask that keeps
+    it (grey or colour, dark lines or light, each gain on the strokes), while a speck of one
+    mask is rarely one of another.  Pooled, the squares that two masks agree on are many more
+    than any one mask keeps, and the specks few.
+    """
+    centres = np.vstack([m.cells.centres for m in seen])
+    areas = np.concatenate([m.cells.areas for m in seen])
+    source = np.concatenate([np.full(len(m.cells.areas), k) for k, m in enumerate(seen)])
+    dark = np.concatenate([np.full(len(m.cells.areas), m.dark_lines) for m in seen])
+    # Left to right, so that each chunk of cells need only be compared with the cells within
+    # reach of its columns.
+    order = np.argsort(centres[:, 0], kind="stable")
+    centres, areas, source, dark = centres[order], areas[order], source[order], dark[order]
+    reach = _AGREEING_OFFSET * np.sqrt(areas)
+    farthest = float(reach.max()) if len(reach) else 0.0
+    agreed = np.zeros(len(areas), bool)
+    for start in range(0, len(areas), _AGREEING_CHUNK):
+        part = slice(start, start + _AGREEING_CHUNK)
+        xs = centres[part, 0]
+        near = slice(int(np.searchsorted(centres[:, 0], xs[0] - farthest, "left")),
+                     int(np.searchsorted(centres[:, 0], xs[-1] + farthest, "right")))
+        offsets = centres[part, None, :] - centres[None, near, :]
+        ratio = areas[part, None] / areas[None, near]
+        same = (
+            (np.hypot(offsets[..., 0], offsets[..., 1]) < reach[part, None])
+            & (source[part, None] != source[None, near])
+            & (ratio < _AGREEING_AREAS) & (ratio * _AGREEING_AREAS > 1)
+        )
+        agreed[part] = same.any(axis=1)
+        if np.count_nonzero(agreed) > _MOST_AGREED:
+            return None
+    return _Cells(centres[agreed], areas[agreed]), dark[agreed]
+
+
+def _agreed_look(
+    image: np.ndarray, grey: np.ndarray, seen: list[_MaskCells]
+) -> _Placement | None:
+    """The grid placed on the lattice of the cells that several line masks at the first
+    resolution agree on (:func:`_agreed_cells`), where the placement passes two checks; else
+    None.
+
+    The last look, tried only where every other finds no lattice, so it costs nothing where
+    they do.  The lattice is placed at the photo's resolution (up to twice the first one),
+    in colour, on the lines of the polarity most of its cells came from: faint lines blurred
+    among noise are best located where they span most pixels and in the channel where they
+    stand out (on the photo this look was made for, 0.06 of a square off so, 0.08 in grey,
+    0.10 at the first resolution).
+
+    Lines this faint tell the grid's outer line from the frame's edge beside it no better than
+    they tell the other lines apart: on 9 variants of the rendered photo this look was made
+    for (other scenes, blur, noise, tilt), each in colour and in grey, 2 of the 4 grids it
+    placed in grey were a line off, and 1 of the 6 in colour 8.5 squares off.  So the premium
+    squares must confirm the window (its layout matching the squares clearly better than the
+    windows up to two lines off, see :func:`_premium_standout`), which needs colour: a grey
+    photo is left to the other looks.  And the lines fitted must be seen on the photo better
+    than chance (:data:`_AGREED_QUALITY`): a fit gone a quarter of a square off scores nothing.
+    """
+    if image.ndim != 3 or not seen:
+        return None
+    agreed = _agreed_cells(seen)
+    if agreed is None:
+        return None
+    cells, dark = agreed
+    lattice = _best_lattice(cells)
+    if lattice is None or len(lattice.members) < _MIN_LATTICE_CELLS:
+        return None
+    dark_lines = 2 * int(dark[lattice.members].sum()) >= len(lattice.members)
+    scale = min(1.0, WORK_LONG_SIDE / max(grey.shape))
+    finer = min(1.0, 2 * WORK_LONG_SIDE / max(grey.shape))
+    # Pixel centres: a resize maps x to (x + 0.5) * scale - 0.5, at either resolution.
+    ratio = finer / scale
+    to_finer = np.array([[ratio, 0, 0.5 * ratio - 0.5], [0, ratio, 0.5 * ratio - 0.5], [0, 0, 1]])
+    work = image
+    if finer < 1.0:
+        work = cv2.resize(image, None, fx=finer, fy=finer, interpolation=cv2.INTER_AREA)
+    ridges = _ridges(cv2.GaussianBlur(work, (3, 3), 0), dark_lines)
+    finer_lattice = _Lattice(to_finer @ lattice.homography, lattice.sites, lattice.members)
+    try:
+        placement = _place(image, _Attempt(finer_lattice, ridges, finer, len(cells.areas)))
+    except BoardNotFound:
+        return None
+    confirmed = _premium_standout(
+        image, placement.homography, placement.x0, placement.y0, placement.scale
+    ) == (0, 0)
+    if not confirmed or check_corners(image, _photo_corners(placement)) < _AGREED_QUALITY:
+        return None
+    return placement
+
+
 def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
     """Find the corners of the 15x15 playing grid in a BGR (or grey) photo.
 
@@ -1289,31 +1454,28 @@ def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
     """
     grey = _grey(image)
     height, width = grey.shape
-    attempt = _search(image, grey)
+    attempt, first_seen = _search(image, grey)
     lattice = attempt.lattice
-    if len(lattice.members) < _MIN_LATTICE_CELLS:
-        if attempt.cells_found < _MIN_LATTICE_CELLS:
+    if len(lattice.members) >= _MIN_LATTICE_CELLS:
+        placement = _place(image, attempt)
+        if placement.covered <= 2 * GRID_SIZE - _FAR_SHORT_OF_WINDOW:
+            placement = _farther_placement(image, grey, attempt, placement)
+    else:
+        # No look found a lattice: the last one, on the squares that several looks agree on.
+        agreed = _agreed_look(image, grey, first_seen)
+        if agreed is None:
+            if attempt.cells_found < _MIN_LATTICE_CELLS:
+                raise BoardNotFound(
+                    f"no grid of squares found: {attempt.cells_found} square-like regions in a "
+                    f"{width}x{height} image"
+                )
             raise BoardNotFound(
-                f"no grid of squares found: {attempt.cells_found} square-like regions in a "
-                f"{width}x{height} image"
+                f"no grid of squares found: at most {len(lattice.members)} of "
+                f"{attempt.cells_found} square-like regions lie on one lattice (need "
+                f"{_MIN_LATTICE_CELLS}) in a {width}x{height} image"
             )
-        raise BoardNotFound(
-            f"no grid of squares found: at most {len(lattice.members)} of "
-            f"{attempt.cells_found} square-like regions lie on one lattice (need "
-            f"{_MIN_LATTICE_CELLS}) in a {width}x{height} image"
-        )
-    placement = _place(image, attempt)
-    if placement.covered <= 2 * GRID_SIZE - _FAR_SHORT_OF_WINDOW:
-        placement = _farther_placement(image, grey, attempt, placement)
-    homography, x0, y0 = placement.homography, placement.x0, placement.y0
-
-    lattice_corners = np.array(
-        [[x0, y0], [x0 + GRID_SIZE, y0], [x0 + GRID_SIZE, y0 + GRID_SIZE], [x0, y0 + GRID_SIZE]],
-        float,
-    )
-    # Pixel centres: resize maps original x to (x + 0.5) * scale - 0.5.
-    work_corners = project(homography, lattice_corners)
-    corners = order_corners((work_corners + 0.5) / placement.scale - 0.5)
+        placement = agreed
+    corners = _photo_corners(placement)
     inside = (
         (corners[:, 0] > -0.5 * width)
         & (corners[:, 0] < 1.5 * width)
