@@ -1343,14 +1343,16 @@ def _farther_placement(
 
 #: A lattice of fewer empty squares than this, from the first look, is confirmed by the premium
 #: squares against the lattices of the other line masks there (:func:`_confirmed_placement`).
-#: On 900 rendered photos, the five grids placed on a wrong lattice (a checkerboard of every
-#: other square, or rows sheared by motion blur) rested on 24-44 squares; their masks without
-#: noise specks, or in colour, found 37-69 on the right lattice.
+#: On 900 rendered photos (seeds 9-11 of the benchmark), the five grids placed 0.86-16 squares
+#: off rested on 24-44 squares, each on a lattice that the first mask found (a checkerboard of
+#: every other square, rows sheared by motion blur, a perspective bent on a blurred board);
+#: the masks without noise specks, or in colour, found 37-69 on the right lattice.  About one
+#: photo in twelve there has a lattice this small, and takes 0.15 s more (at most 0.25 s).
 _DOUBTFUL_MEMBERS = 48
 #: How much better (in :func:`_premium_scores`' units) another lattice's window must match the
-#: premium layout to replace a doubtful one: two right fits of one photo differ by up to 0.02,
-#: a blurred board's lattice sheared by under a square scored 0.365 against the right one's
-#: 0.399, the other wrong lattices 0.3-1.5 less.
+#: premium layout to replace a doubtful one: two right fits of one photo differ by up to 0.02;
+#: the blurred board's grid 0.86 of a square off scored 0.365 against the right one's 0.398,
+#: the other wrong lattices 0.4-1.6 less than the right ones.
 _CONFIRM_MARGIN = 0.025
 
 
@@ -1379,10 +1381,12 @@ def _confirmed_placement(
     image: np.ndarray, grey: np.ndarray, attempt: _Attempt, placement: _Placement
 ) -> _Placement:
     """``placement`` (of ``attempt``'s lattice), or the placement of the lattice of most empty
-    squares that the line masks at the first resolution find, in grey or else in colour, where
-    that lattice holds more squares and its window matches the premium squares' layout clearly
-    better (:data:`_CONFIRM_MARGIN`); asked only of a colour photo whose lattice, from the
-    first look, holds fewer than :data:`_DOUBTFUL_MEMBERS` squares.
+    squares that the line masks at the first resolution find, in grey or, where grey finds no
+    more squares than ``attempt``, in colour, where that lattice holds more squares and its
+    window matches the premium squares' layout clearly better (:data:`_CONFIRM_MARGIN`).
+    Asked only of a colour photo whose lattice, from the first look, holds fewer than
+    :data:`_DOUBTFUL_MEMBERS` squares (and enough for the search to have stopped there,
+    :data:`_ENOUGH_CELLS`).
 
     The search takes the first mask that finds enough squares on one lattice, and a lattice of
     two dozen squares can be a wrong one that still passes every check of the lines: the
@@ -1394,7 +1398,9 @@ def _confirmed_placement(
     """
     first_scale = min(1.0, WORK_LONG_SIDE / max(grey.shape))
     members = len(attempt.lattice.members)
-    if image.ndim != 3 or members >= _DOUBTFUL_MEMBERS or attempt.scale != first_scale:
+    # Under _ENOUGH_CELLS squares, every mask at the first resolution was tried already.
+    if (image.ndim != 3 or not _ENOUGH_CELLS <= members < _DOUBTFUL_MEMBERS
+            or attempt.scale != first_scale):
         return placement
 
     def score(placed: _Placement) -> float:
@@ -1412,8 +1418,9 @@ def _confirmed_placement(
             placed = _place(image, other)
         except BoardNotFound:
             continue
-        if score(placed) > enough:
-            return placed
+        # A lattice of more squares placed no better confirms the one found (colour, which
+        # costs twice grey, is looked at only where grey has no more squares to offer).
+        return placed if score(placed) > enough else placement
     return placement
 
 
