@@ -35,10 +35,11 @@ The grid lines are the one thing every edition shares, so the search uses only t
    between empty squares, extrapolated; it is fitted and grown again within the window, the
    peaks near it admitted from the start and a single hidden line stepped over.
 7. Where the first look's lattice holds fewer than four dozen squares, on a colour photo, the
-   lattice of most squares among every line mask there (grey, then colour) replaces it when
-   its window matches the premium squares' layout clearly better: the search stops at the
-   first mask with two dozen squares on one lattice, and that can be a wrong lattice (every
-   other square, or rows sheared by motion blur) that the lines do not refute.
+   lattice of most squares among every line mask there (in grey; in colour where grey has
+   none larger) replaces it when its window matches the premium squares' layout clearly
+   better: the search stops at the first mask with two dozen squares on one lattice, and that
+   can be a wrong lattice (every other square, or rows sheared by motion blur) that the lines
+   do not refute.
 
 Boards small in a large photo (squares under 16 px at the first resolution) are searched again
 at twice the resolution.  Where no look finds a lattice, one last look averages the line
