@@ -39,7 +39,8 @@ The grid lines are the one thing every edition shares, so the search uses only t
    none larger) replaces it when its window matches the premium squares' layout clearly
    better: the search stops at the first mask with two dozen squares on one lattice, and that
    can be a wrong lattice (every other square, or rows sheared by motion blur) that the lines
-   do not refute.
+   do not refute.  A placement on a lattice of any size whose premium squares and lines are
+   both unseen gives way so to the lattice of any other mask.
 
 Boards small in a large photo (squares under 16 px at the first resolution) are searched again
 at twice the resolution.  Where no look finds a lattice, one last look averages the line
@@ -1355,27 +1356,33 @@ _DOUBTFUL_MEMBERS = 48
 #: the blurred board's grid 0.86 of a square off scored 0.365 against the right one's 0.398,
 #: the other wrong lattices 0.4-1.6 less than the right ones.
 _CONFIRM_MARGIN = 0.025
+#: A placement whose premium squares score under this (:func:`_premium_scores`) and whose lines
+#: are seen no better than this (:func:`check_corners`) is refuted, whatever the size of its
+#: lattice: a lattice of 71 squares, many of them specks of a carpet, with a diagonal for an
+#: axis, scored -0.006 and 0.00 (the right grid there 0.33 and 0.25).
+_REFUTED_PREMIUM = 0.05
+_REFUTED_LINES = 0.02
 
 
-def _most_squares(look: np.ndarray) -> _Attempt | None:
-    """The lattice of most empty squares among the line masks of ``look`` (grey, or BGR for
-    each colour channel) at the first resolution: both polarities, with and without noise
-    specks (where :func:`_attempt` stops at the first mask that finds enough squares)."""
+def _mask_lattices(look: np.ndarray) -> list[_Attempt]:
+    """The lattices of the line masks of ``look`` (grey, or BGR for each colour channel) at the
+    first resolution, most empty squares first: both polarities, with and without noise specks
+    (where :func:`_attempt` stops at the first mask that finds enough squares)."""
     scale = min(1.0, WORK_LONG_SIDE / max(look.shape[:2]))
     work = look
     if scale < 1.0:
         work = cv2.resize(look, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     work = cv2.GaussianBlur(work, (3, 3), 0)
-    best: _Attempt | None = None
+    found = []
     for dark_lines in (True, False):
         ridges = _ridges(work, dark_lines)
         for despeckle in (False, True):
             cells = _find_cells(_line_mask(ridges, despeckle=despeckle))
             lattice = _best_lattice(cells)
-            if lattice is not None and (
-                    best is None or len(lattice.members) > len(best.lattice.members)):
-                best = _Attempt(lattice, ridges, scale, len(cells.areas))
-    return best
+            if lattice is not None and len(lattice.members) >= _MIN_LATTICE_CELLS:
+                found.append(_Attempt(lattice, ridges, scale, len(cells.areas)))
+    # Stable: of two lattices of as many squares, the one the search would have met first.
+    return sorted(found, key=lambda other: -len(other.lattice.members))
 
 
 def _confirmed_placement(
@@ -1387,7 +1394,9 @@ def _confirmed_placement(
     window matches the premium squares' layout clearly better (:data:`_CONFIRM_MARGIN`).
     Asked only of a colour photo whose lattice, from the first look, holds fewer than
     :data:`_DOUBTFUL_MEMBERS` squares (and enough for the search to have stopped there,
-    :data:`_ENOUGH_CELLS`).
+    :data:`_ENOUGH_CELLS`); or whose placement is refuted, neither its premium squares nor its
+    lines seen (:data:`_REFUTED_PREMIUM`, :data:`_REFUTED_LINES`), and then by the lattice
+    of every other mask, most squares first, whatever their number.
 
     The search takes the first mask that finds enough squares on one lattice, and a lattice of
     two dozen squares can be a wrong one that still passes every check of the lines: the
@@ -1399,9 +1408,8 @@ def _confirmed_placement(
     """
     first_scale = min(1.0, WORK_LONG_SIDE / max(grey.shape))
     members = len(attempt.lattice.members)
-    # Under _ENOUGH_CELLS squares, every mask at the first resolution was tried already.
-    if (image.ndim != 3 or not _ENOUGH_CELLS <= members < _DOUBTFUL_MEMBERS
-            or attempt.scale != first_scale):
+    if image.ndim != 3 or attempt.scale != first_scale or members < _ENOUGH_CELLS:
+        # Under _ENOUGH_CELLS squares, every mask at the first resolution was tried already.
         return placement
 
     def score(placed: _Placement) -> float:
@@ -1410,18 +1418,30 @@ def _confirmed_placement(
         )
         return float(scores[0])
 
-    enough = score(placement) + _CONFIRM_MARGIN
+    placed_score = score(placement)
+    refuted = (placed_score < _REFUTED_PREMIUM
+               and check_corners(image, _photo_corners(placement)) < _REFUTED_LINES)
+    if members >= _DOUBTFUL_MEMBERS and not refuted:
+        return placement
+    enough = placed_score + _CONFIRM_MARGIN
     for look in (grey, image):
-        other = _most_squares(look)
-        if other is None or len(other.lattice.members) <= members:
-            continue
-        try:
-            placed = _place(image, other)
-        except BoardNotFound:
-            continue
-        # A lattice of more squares placed no better confirms the one found (colour, which
-        # costs twice grey, is looked at only where grey has no more squares to offer).
-        return placed if score(placed) > enough else placement
+        lattices = _mask_lattices(look)
+        if refuted:
+            # Every other lattice, the refuted one (as many squares) left out.
+            others = [o for o in lattices if len(o.lattice.members) != members]
+        else:
+            others = [o for o in lattices[:1] if len(o.lattice.members) > members]
+        for other in others:
+            try:
+                placed = _place(image, other)
+            except BoardNotFound:
+                continue
+            if score(placed) > enough:
+                return placed
+            if not refuted:
+                # A lattice of more squares placed no better confirms the one found (colour,
+                # which costs twice grey, is looked at only where grey has no more squares).
+                return placement
     return placement
 
 
