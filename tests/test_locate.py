@@ -337,6 +337,24 @@ ROWS = {
         "..E....ADIT.WHY", "..N.........A..", "..G..NARCISSI.W", "..U.TAX.....V.I",
         "..L..BED....E.N", "JEFEs....MITRED", "...FORSAKE....Y",
     ),
+    "early, seed 9, words in the top left": (
+        "...............", ".....I.........", "VALUING........", ".....C.........",
+        "....JO.........", "....AG.........", "....D..........", "...WEAvE.......",
+        "...............", "...............", "...............", "...............",
+        "...............", "...............", "...............",
+    ),
+    "late, seed 11, tiles down the left": (
+        "UT.....O.......", "HAM....T.......", ".XIS...T.......", "BITE...OS......",
+        "LIEGE...L......", "EN.ORZO.ACTA...", "AG....KAB......", "R....JAGS......",
+        ".....I.........", "...D.V.........", "...EYEN........", "...MODI........",
+        "VOWEL.N........", "....k.O........", "PLEASaNT.......",
+    ),
+    "full, seed 12, tiles down the left and right": (
+        "R......N...WEBS", "I......O.I.A.I.", "DEX..L.O.G.I.L.", "..IMPARK.L.V.L.",
+        "....IN...ORE.E.", "....AY.F.OE..D.", "V.C.NA.I..W....", "A.ABORTS..E....",
+        "M.J..D.T..I.Z..", "OHO..S.N..G.OF.", "sUN...PoUCHIER.", "ER.....T....AE.",
+        ".SQUATTED...ENG", ".T...........AE", "..............Y",
+    ),
     "final, seed 7, tiles over most of the board": (
         "K.JEER.F...ZEAL", "N.a....A...o...", "O.D...AVIATORS.", "T.I....A..US.T.",
         "TITRANTS..Q..O.", "Y.I.R.....U..PA", "..C.A.....E..PA", "....BEGS.....EL",
@@ -454,6 +472,22 @@ SITUATIONS = {
     # along the strokes, keeps the shape of a dozen squares side by side.
     "small green board out of focus with noise, its lines as faint as the noise": (
         "green", "final, seed 7, tiles over most of the board", benchmark_camera(55, seed=7),
+    ),
+    # The first line mask finds two dozen squares on one lattice, enough to look no further,
+    # but a wrong one: on a sharp green_print board, a checkerboard of every other square (the
+    # window placed 16 squares off); under motion blur along the rows, squares whose lines
+    # across are smeared, on a lattice sheared along the rows (3 squares off).
+    "green_print board, a checkerboard of every other square found first": (
+        "green_print", "early, seed 9, words in the top left", benchmark_camera(24, seed=9),
+    ),
+    "green_print board blurred along the rows, a sheared lattice found first": (
+        "green_print", "late, seed 11, tiles down the left", benchmark_camera(166, seed=11),
+    ),
+    # The first mask's lattice of 71 squares (many of them specks of the carpet) has a
+    # diagonal for an axis: the window lands 10 squares off, where neither the premium squares
+    # nor the lines are seen.
+    "red board on a carpet, a sheared lattice of many squares found first": (
+        "red", "full, seed 12, tiles down the left and right", benchmark_camera(103, seed=12),
     ),
 }
 
@@ -590,6 +624,26 @@ def test_a_lattice_extrapolated_over_much_of_the_grid_is_looked_at_again_farther
     photo = rendered("deluxe board out of focus, squares found on part of it only")
     # Extrapolated from 27 squares on part of the board, the far corner lay 0.56 of a square
     # off; farther, 73 squares are found and the lines seen span the grid.
+    assert rendered_error(locate_board(photo.image), photo) < 0.1
+
+
+@pytest.mark.parametrize("situation", [
+    "green_print board, a checkerboard of every other square found first",
+    "green_print board blurred along the rows, a sheared lattice found first",
+])
+def test_a_doubtful_lattice_is_confirmed_by_the_premium_squares(situation):
+    photo = rendered(situation)
+    # The lattice of 24 and 44 squares that the first line mask found placed the grid 16 and
+    # 3 squares off; the premium squares confirm instead the lattice of 53 and 69 squares
+    # that the mask without noise specks finds (0.09 and 0.06 of a square off).
+    assert rendered_error(locate_board(photo.image), photo) < 0.1
+
+
+def test_a_refuted_lattice_gives_way_to_another_masks():
+    photo = rendered("red board on a carpet, a sheared lattice of many squares found first")
+    # The window on the first mask's lattice matches the premium layout no better than chance
+    # (-0.006) and its lines are not seen (0.00): the lattice of 56 squares that the mask
+    # without noise specks finds places the grid 0.03 of a square off.
     assert rendered_error(locate_board(photo.image), photo) < 0.1
 
 

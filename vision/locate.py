@@ -34,6 +34,13 @@ The grid lines are the one thing every edition shares, so the search uses only t
 6. Where the lines seen stop short of that window, the lattice there is the fit to the lines
    between empty squares, extrapolated; it is fitted and grown again within the window, the
    peaks near it admitted from the start and a single hidden line stepped over.
+7. Where the first look's lattice holds fewer than four dozen squares, on a colour photo, the
+   lattice of most squares among every line mask there (in grey; in colour where grey has
+   none larger) replaces it when its window matches the premium squares' layout clearly
+   better: the search stops at the first mask with two dozen squares on one lattice, and that
+   can be a wrong lattice (every other square, or rows sheared by motion blur) that the lines
+   do not refute.  A placement on a lattice of any size whose premium squares and lines are
+   both unseen gives way so to the lattice of any other mask.
 
 Boards small in a large photo (squares under 16 px at the first resolution) are searched again
 at twice the resolution.  Where no look finds a lattice, one last look averages the line
@@ -993,26 +1000,24 @@ def _premium_shift(
     return (0, 0) if shift is None else shift
 
 
-def _premium_standout(
+def _premium_scores(
     image: np.ndarray,
     homography: np.ndarray,
     x0: int,
     y0: int,
     scale: float,
-    x_range: tuple[int, int] = (-_PREMIUM_REACH, _PREMIUM_REACH),
-    y_range: tuple[int, int] = (-_PREMIUM_REACH, _PREMIUM_REACH),
-) -> tuple[int, int] | None:
-    """The shift within ``x_range`` and ``y_range`` (lines, both ends included) of the chosen
-    15x15 window whose window matches the premium squares' layout clearly better than every
-    other; None where none does.
+    x_range: tuple[int, int] = (0, 0),
+    y_range: tuple[int, int] = (0, 0),
+) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """How well each shift within ``x_range`` and ``y_range`` (lines, both ends included) of the
+    15x15 window starting at lines ``x0``, ``y0`` matches the premium squares' layout: the
+    shifts and their scores (see :func:`_premium_standout`).
 
-    A band of the frame just outside the grid can pass for one more row of squares, and under
-    a row of tiles the grid's last lines are hard to see; the premium squares' colours settle
-    which rows and columns are the grid.  Each square's colour is sampled at five points near
-    its middle; a square is the more premium-like the farther its colour lies from the
-    windows' typical (plain) square colour.  A shift is taken only when its window stands out
-    from every other: glare or many tiles can make all windows score alike, and then the lines
-    know better.
+    Each square's colour is sampled at five points near its middle; a square is the more
+    premium-like the farther its colour lies from the window's typical (plain) square colour.
+    A score is the premium squares' mean distance less the plain squares', in units of the
+    window's spread of colours: about 1-2 on a grid placed right on a well lit board, 0.3 on
+    the dark deluxe board, near 0 or below where the window's squares are not the grid's.
     """
     (x_low, x_high), (y_low, y_high) = x_range, y_range
     offsets = np.array([[0.5, 0.5], [0.3, 0.3], [0.7, 0.3], [0.3, 0.7], [0.7, 0.7]])
@@ -1039,7 +1044,29 @@ def _premium_standout(
         return np.array([row.mean() for row in rows])
 
     contrast = means(distance[:, _PREMIUM]) - means(distance[:, ~_PREMIUM])
-    scores = contrast.astype(np.float64) / (spread + means(flat).astype(np.float64))
+    return shifts, contrast.astype(np.float64) / (spread + means(flat).astype(np.float64))
+
+
+def _premium_standout(
+    image: np.ndarray,
+    homography: np.ndarray,
+    x0: int,
+    y0: int,
+    scale: float,
+    x_range: tuple[int, int] = (-_PREMIUM_REACH, _PREMIUM_REACH),
+    y_range: tuple[int, int] = (-_PREMIUM_REACH, _PREMIUM_REACH),
+) -> tuple[int, int] | None:
+    """The shift within ``x_range`` and ``y_range`` (lines, both ends included) of the chosen
+    15x15 window whose window matches the premium squares' layout clearly better than every
+    other; None where none does.
+
+    A band of the frame just outside the grid can pass for one more row of squares, and under
+    a row of tiles the grid's last lines are hard to see; the premium squares' colours settle
+    which rows and columns are the grid (:func:`_premium_scores`).  A shift is taken only when
+    its window stands out from every other: glare or many tiles can make all windows score
+    alike, and then the lines know better.
+    """
+    shifts, scores = _premium_scores(image, homography, x0, y0, scale, x_range, y_range)
     order = np.argsort(-scores)
     best, runner_up = scores[order[0]], scores[order[1]]
     if best > runner_up + _PREMIUM_MARGIN:
@@ -1316,6 +1343,108 @@ def _farther_placement(
     return placed if placed.covered > placement.covered else placement
 
 
+#: A lattice of fewer empty squares than this, from the first look, is confirmed by the premium
+#: squares against the lattices of the other line masks there (:func:`_confirmed_placement`).
+#: On 900 rendered photos (seeds 9-11 of the benchmark), the five grids placed 0.86-16 squares
+#: off rested on 24-44 squares, each on a lattice that the first mask found (a checkerboard of
+#: every other square, rows sheared by motion blur, a perspective bent on a blurred board);
+#: the masks without noise specks, or in colour, found 37-69 on the right lattice.  About one
+#: photo in twelve there has a lattice this small, and takes 0.15 s more (at most 0.25 s).
+_DOUBTFUL_MEMBERS = 48
+#: How much better (in :func:`_premium_scores`' units) another lattice's window must match the
+#: premium layout to replace a doubtful one: two right fits of one photo differ by up to 0.02;
+#: the blurred board's grid 0.86 of a square off scored 0.365 against the right one's 0.398,
+#: the other wrong lattices 0.4-1.6 less than the right ones.
+_CONFIRM_MARGIN = 0.025
+#: A placement whose premium squares score under this (:func:`_premium_scores`) and whose lines
+#: are seen no better than this (:func:`check_corners`) is refuted, whatever the size of its
+#: lattice: a lattice of 71 squares, many of them specks of a carpet, with a diagonal for an
+#: axis, scored -0.006 and 0.00 (the right grid there 0.33 and 0.25).
+_REFUTED_PREMIUM = 0.05
+_REFUTED_LINES = 0.02
+
+
+def _mask_lattices(look: np.ndarray) -> list[_Attempt]:
+    """The lattices of the line masks of ``look`` (grey, or BGR for each colour channel) at the
+    first resolution, most empty squares first: both polarities, with and without noise specks
+    (where :func:`_attempt` stops at the first mask that finds enough squares)."""
+    scale = min(1.0, WORK_LONG_SIDE / max(look.shape[:2]))
+    work = look
+    if scale < 1.0:
+        work = cv2.resize(look, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    work = cv2.GaussianBlur(work, (3, 3), 0)
+    found = []
+    for dark_lines in (True, False):
+        ridges = _ridges(work, dark_lines)
+        for despeckle in (False, True):
+            cells = _find_cells(_line_mask(ridges, despeckle=despeckle))
+            lattice = _best_lattice(cells)
+            if lattice is not None and len(lattice.members) >= _MIN_LATTICE_CELLS:
+                found.append(_Attempt(lattice, ridges, scale, len(cells.areas)))
+    # Stable: of two lattices of as many squares, the one the search would have met first.
+    return sorted(found, key=lambda other: -len(other.lattice.members))
+
+
+def _confirmed_placement(
+    image: np.ndarray, grey: np.ndarray, attempt: _Attempt, placement: _Placement
+) -> _Placement:
+    """``placement`` (of ``attempt``'s lattice), or the placement of the lattice of most empty
+    squares that the line masks at the first resolution find, in grey or, where grey finds no
+    more squares than ``attempt``, in colour, where that lattice holds more squares and its
+    window matches the premium squares' layout clearly better (:data:`_CONFIRM_MARGIN`).
+    Asked only of a colour photo whose lattice, from the first look, holds fewer than
+    :data:`_DOUBTFUL_MEMBERS` squares (and enough for the search to have stopped there,
+    :data:`_ENOUGH_CELLS`); or whose placement is refuted, neither its premium squares nor its
+    lines seen (:data:`_REFUTED_PREMIUM`, :data:`_REFUTED_LINES`), and then by the lattice
+    of every other mask, most squares first, whatever their number.
+
+    The search takes the first mask that finds enough squares on one lattice, and a lattice of
+    two dozen squares can be a wrong one that still passes every check of the lines: the
+    squares of a checkerboard of every other square, or, under motion blur along one axis,
+    squares whose lines across are smeared, fitted by a lattice sheared along the rows.
+    Refined to the lines, the window lands a square or more off (on 900 rendered photos, 5
+    boards lost so, 0.86-16 squares off).  The premium squares fall where the layout has them
+    only on the grid.  (A grey photo is left as it is: it has no premium squares to tell.)
+    """
+    first_scale = min(1.0, WORK_LONG_SIDE / max(grey.shape))
+    members = len(attempt.lattice.members)
+    if image.ndim != 3 or attempt.scale != first_scale or members < _ENOUGH_CELLS:
+        # Under _ENOUGH_CELLS squares, every mask at the first resolution was tried already.
+        return placement
+
+    def score(placed: _Placement) -> float:
+        _, scores = _premium_scores(
+            image, placed.homography, placed.x0, placed.y0, placed.scale
+        )
+        return float(scores[0])
+
+    placed_score = score(placement)
+    refuted = (placed_score < _REFUTED_PREMIUM
+               and check_corners(image, _photo_corners(placement)) < _REFUTED_LINES)
+    if members >= _DOUBTFUL_MEMBERS and not refuted:
+        return placement
+    enough = placed_score + _CONFIRM_MARGIN
+    for look in (grey, image):
+        lattices = _mask_lattices(look)
+        if refuted:
+            # Every other lattice, the refuted one (as many squares) left out.
+            others = [o for o in lattices if len(o.lattice.members) != members]
+        else:
+            others = [o for o in lattices[:1] if len(o.lattice.members) > members]
+        for other in others:
+            try:
+                placed = _place(image, other)
+            except BoardNotFound:
+                continue
+            if score(placed) > enough:
+                return placed
+            if not refuted:
+                # A lattice of more squares placed no better confirms the one found (colour,
+                # which costs twice grey, is looked at only where grey has no more squares).
+                return placement
+    return placement
+
+
 def _photo_corners(placement: _Placement) -> np.ndarray:
     """The corners of ``placement``'s window in the photo, in image order."""
     x0, y0 = placement.x0, placement.y0
@@ -1460,6 +1589,7 @@ def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
         placement = _place(image, attempt)
         if placement.covered <= 2 * GRID_SIZE - _FAR_SHORT_OF_WINDOW:
             placement = _farther_placement(image, grey, attempt, placement)
+        placement = _confirmed_placement(image, grey, attempt, placement)
     else:
         # No look found a lattice: the last one, on the squares that several looks agree on.
         agreed = _agreed_look(image, grey, first_seen)
