@@ -1240,9 +1240,13 @@ def read_board(
         # board are alike in colour (wooden tiles on a tan board); a letter standing in the
         # middle of a square, as tall as the letters on the tiles found, is a tile (on a
         # premium square, only where a classifier finds it like a letter: not a label's).
-        readers = [classifier, stock_classifier(set(tiles.letters)) if stock else None]
+        def letters_known(found: list[Glyph]) -> np.ndarray:
+            # The stock samples are loaded only where a premium square asks for them.
+            return like_a_letter(
+                found, [classifier, stock_classifier(set(tiles.letters)) if stock else None])
+
         for square, glyph in missed_tiles(finder, squares, glyphs, occupied, turns,
-                                          lambda found: like_a_letter(found, readers)):
+                                          letters_known):
             squares.append(square)
             glyphs.append(glyph)
             confidence[square] = UNSURE
