@@ -32,7 +32,7 @@ from __future__ import annotations
 import bisect
 import time
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -704,7 +704,7 @@ def not_blanks(
         return sorted(faceless)
 
     def in_word(square: tuple[int, int]) -> bool:
-        return any(n in lettered for n in _neighbours(square))
+        return _beside_any(square, lettered)
 
     def rank(square: tuple[int, int]) -> tuple[bool, float, float]:
         return in_word(square), sum(face.get(square, (1.0, 1.0))), float(confidence[square])
@@ -734,8 +734,8 @@ def marked_faces(
         if glyph is not None or square not in face:
             continue
         closer, match = face[square]
-        if closer >= MARKED_FACE and MARKED_MATCH[0] <= match < MARKED_MATCH[1] and any(
-                n in lettered for n in _neighbours(square)):
+        if closer >= MARKED_FACE and MARKED_MATCH[0] <= match < MARKED_MATCH[1] and _beside_any(
+                square, lettered):
             found.append(square)
     return found
 
@@ -757,13 +757,22 @@ def _free_beside(free: np.ndarray, lettered: list[tuple[int, int]]) -> list[tupl
     """
     beside = set(lettered)
     return [(int(r), int(c)) for r, c in np.argwhere(free)
-            if any(n in beside for n in _neighbours((int(r), int(c))))]
+            if _beside_any((int(r), int(c)), beside)]
 
 
 def _neighbours(square: tuple[int, int]) -> tuple[tuple[int, int], ...]:
     """The four squares beside ``square`` (some may lie off the board)."""
     r, c = square
     return (r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)
+
+
+def _beside_any(square: tuple[int, int], squares: Collection[tuple[int, int]]) -> bool:
+    """Whether one of ``squares`` lies beside ``square``.
+
+    >>> _beside_any((7, 7), {(7, 8)}), _beside_any((7, 7), {(8, 8)})
+    (True, False)
+    """
+    return any(n in squares for n in _neighbours(square))
 
 
 def _joined_to(
@@ -775,7 +784,7 @@ def _joined_to(
     [(7, 8), (7, 9)]
     """
     left = set(squares)
-    reached = {sq for sq in left if any(n in lettered for n in _neighbours(sq))}
+    reached = {sq for sq in left if _beside_any(sq, lettered)}
     frontier = list(reached)
     while frontier:
         for n in _neighbours(frontier.pop()):
@@ -809,7 +818,7 @@ def stray_marks(
     return [
         square for square, glyph in zip(squares, glyphs, strict=True)
         if glyph is not None and glyph.height < MARK_HEIGHT * typical
-        and not any(n in taken for n in _neighbours(square))
+        and not _beside_any(square, taken)
     ]
 
 
@@ -838,7 +847,7 @@ def lone_unsure(
     taken = set(squares)
     return [square for square, guess in zip(squares, guesses, strict=True)
             if guess.letter != BLANK and guess.confidence < LONE_UNSURE
-            and not any(n in taken for n in _neighbours(square))]
+            and not _beside_any(square, taken)]
 
 
 #: A letter found on a premium square taken for empty (:func:`missed_tiles`) is a tile's only
