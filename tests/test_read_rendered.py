@@ -208,8 +208,37 @@ def test_tiles_under_glare_keep_their_letters(monkeypatch):
     # F and I, are the two wrong now).
     assert sum(reading.board[r][c] == rows[r][c] for r, c in glared) >= 4, reading.board
     monkeypatch.setattr(vision.read, "GLARE_GAIN_MAX", 1.0)  # contrast not raised
+    monkeypatch.setattr(vision.read, "FAINT_GAIN_MAX", 1.0)  # nor where letters are faint
     unraised = read_board(photo.image, None, "en")
     assert sum(unraised.board[r][c] == "." for r, c in glared) >= 3, unraised.board
+
+
+#: Photo 195 of the 300-photo evaluation with seed 13: a deluxe board under a light's strong
+#: reflection, which washes the letters of EF, YOU and EX (H11 to J13) down to 0.06-0.15 of
+#: contrast with their faces; eight tiles showing no letter, more than the set's two blanks.
+DELUXE_WASHED = ("deluxe", ("............VOe", ".........CAMEO.", "...L......BATH.",
+                            "...I.......N...", "...M......TA...", "D..IT.JIBERS...",
+                            "W..TALA...U....", "I...HOWE..DOZED", "N..PIGS.NAG....",
+                            "EQUINE...YEP...", "....I..EF.RILL.", "OUzOS..YOUSE...",
+                            "......NEXT.....", "...INVAR.ADAGE.", "KERF.......TORC"))
+
+
+def test_letters_washed_out_by_glare_are_found_where_too_many_tiles_show_none(monkeypatch):
+    """Their contrast raised to a letter's, the faint letters are found and the tiles kept
+    (without it, all eight were read as empty squares: glare taken for tiles)."""
+    import vision.read
+    from vision.read import read_board
+
+    edition, rows = DELUXE_WASHED
+    photo = _evaluation_photo(195, edition, rows, seed=13)
+    washed = [(10, 7), (10, 8), (11, 7), (11, 8), (11, 9), (12, 7), (12, 8)]
+    reading = read_board(photo.image, None, "en")
+    assert sum(reading.board[r][c] != "." for r, c in washed) >= 6, reading.board
+    assert sum(reading.board[r][c] == rows[r][c] for r, c in washed) >= 5, reading.board
+    assert reading.board[11][2] == "?", reading.board  # the blank stays one
+    monkeypatch.setattr(vision.read, "FAINT_GAIN_MAX", 1.0)  # contrast not raised
+    unraised = read_board(photo.image, None, "en")
+    assert all(unraised.board[r][c] == "." for r, c in washed), unraised.board
 
 
 #: Photo 178 of the 300-photo evaluation with seed 4: a deluxe board under glare, whose K on

@@ -365,6 +365,26 @@ class GlyphFinder:
                        & (ends >= LINE_ACROSS * strength))
         return across
 
+    def _crops_of(self, image: np.ndarray, squares: Sequence[tuple[int, int]],
+                  quarter_turns: int) -> np.ndarray:
+        """The crops (N, side, side) of ``squares`` of ``image`` (the grey or the contrast
+        picture) turned counter-clockwise ``quarter_turns`` times."""
+        rows = np.array([r for r, _ in squares])
+        cols = np.array([c for _, c in squares])
+        s = self.square_px
+        return _crops(np.rot90(image, quarter_turns % 4), rows, cols, s, s + 2 * self.margin)
+
+    def ink_peaks(
+        self, squares: Sequence[tuple[int, int]], quarter_turns: int = 0
+    ) -> np.ndarray:
+        """The contrast (0..1) of the darkest strokes in the middle of each square: what
+        :meth:`glyphs` compares with :data:`MIN_GLYPH_CONTRAST` (in the terms of
+        :meth:`glyphs`)."""
+        if len(squares) == 0:
+            return np.zeros(0)
+        crops = self._crops_of(self.contrast, squares, quarter_turns)
+        return _ink_peak(crops, self.square_px, self.margin).astype(np.float64) / 255.0
+
     def face_brightness(
         self, squares: Sequence[tuple[int, int]], quarter_turns: int = 0
     ) -> np.ndarray:
@@ -372,11 +392,8 @@ class GlyphFinder:
         face, or the board (in the terms of :meth:`glyphs`)."""
         if len(squares) == 0:
             return np.zeros(0)
-        grey = np.rot90(self.grey, quarter_turns % 4)
+        crops = self._crops_of(self.grey, squares, quarter_turns)
         s, m = self.square_px, self.margin
-        rows = np.array([r for r, _ in squares])
-        cols = np.array([c for _, c in squares])
-        crops = _crops(grey, rows, cols, s, s + 2 * m)
         lo, hi = m + int(0.15 * s), m + s - int(0.15 * s)
         middle = crops[:, lo:hi, lo:hi].reshape(len(squares), -1)
         at = int(0.8 * middle.shape[1])

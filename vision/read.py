@@ -408,6 +408,50 @@ def orientation_of_glyphs(
     return candidates[int(np.argmax(orientation_scores(found, candidates, tesseract)))]
 
 
+#: A tile showing no letter, among more such tiles than the set has blanks, is looked at once
+#: more with its contrast raised until its darkest strokes reach this contrast (0..1)...
+FAINT_PEAK = 0.4
+#: ... by at most this factor ...
+FAINT_GAIN_MAX = 6.0
+#: ... where its darkest strokes reach at least this contrast (a blank's face shows none).
+FAINT_FLOOR = 0.04
+
+
+def faint_letters(
+    finder: GlyphFinder, squares: list[tuple[int, int]], glyphs: list[Glyph | None],
+    turns: int, blanks: int, like_a_letter: Callable[[list[Glyph]], np.ndarray],
+) -> dict[tuple[int, int], Glyph]:
+    """Letters too faint to be found at first on tiles showing none, where there are more
+    such tiles than the tile set has blanks.
+
+    Strong glare (a light's reflection over a patch of tiles) or a blur smearing the letters
+    into the faces leaves them a fraction of their contrast, below the level at which a letter
+    is looked for; many tiles together then show no letter, which :func:`not_blanks` would take
+    for glare on empty squares.  Each is looked at once more with its contrast raised to
+    :data:`FAINT_PEAK`; what is found counts only if it is a letter of the tiles' size
+    (:data:`MISSED_HEIGHT`) that a classifier finds like a letter (``like_a_letter``), since
+    noise and a premium label's print are raised with it."""
+    heights = [g.height for g in glyphs if g is not None]
+    bare = [sq for sq, g in zip(squares, glyphs, strict=True) if g is None]
+    if len(heights) < 3 or len(bare) <= blanks:
+        return {}
+    peaks = finder.ink_peaks(bare, turns)
+    gains = np.minimum(FAINT_PEAK / np.maximum(peaks, 1e-6), FAINT_GAIN_MAX)
+    looked = (peaks >= FAINT_FLOOR) & (gains > 1.0)
+    if not looked.any():
+        return {}
+    looked_at = [sq for sq, look in zip(bare, looked, strict=True) if look]
+    found = finder.glyphs(looked_at, turns, gains=gains[looked])
+    typical = float(median(heights))
+    letters = [(square, glyph) for square, glyph in zip(looked_at, found, strict=True)
+               if glyph is not None
+               and MISSED_HEIGHT[0] * typical <= glyph.height <= MISSED_HEIGHT[1] * typical]
+    if not letters:
+        return {}
+    like = like_a_letter([glyph for _, glyph in letters])
+    return {square: glyph for (square, glyph), yes in zip(letters, like, strict=True) if yes}
+
+
 #: Plain squares (no premium label printed on them), where a letter can only be a tile's.
 _PLAIN = np.array([[kind == "." for kind in row] for row in PREMIUM_LAYOUT])
 #: A letter on a square taken for empty is a tile's when its height lies within these shares
@@ -1244,16 +1288,20 @@ def read_board(
     for square, glyph in letters_under_glare(finder, squares, glyphs, turns).items():
         glyphs[squares.index(square)] = glyph
     confidence = occupancy_confidence.astype(np.float64).copy()
+
+    def letters_known(found: list[Glyph]) -> np.ndarray:
+        # The stock samples are loaded only where a premium square asks for them.
+        return like_a_letter(
+            found, [classifier, stock_classifier(set(tiles.letters)) if stock else None])
+
+    for square, glyph in faint_letters(finder, squares, glyphs, turns,
+                                       tiles.counts.get(BLANK, 0), letters_known).items():
+        glyphs[squares.index(square)] = glyph
     if not (fixed_camera and profile is not None and profile.occupancy):
         # The uncalibrated occupancy model can take a tile for an empty square when tiles and
         # board are alike in colour (wooden tiles on a tan board); a letter standing in the
         # middle of a square, as tall as the letters on the tiles found, is a tile (on a
         # premium square, only where a classifier finds it like a letter: not a label's).
-        def letters_known(found: list[Glyph]) -> np.ndarray:
-            # The stock samples are loaded only where a premium square asks for them.
-            return like_a_letter(
-                found, [classifier, stock_classifier(set(tiles.letters)) if stock else None])
-
         for square, glyph in missed_tiles(finder, squares, glyphs, occupied, turns,
                                           letters_known):
             squares.append(square)
