@@ -241,6 +241,29 @@ def test_letters_washed_out_by_glare_are_found_where_too_many_tiles_show_none(mo
     assert all(unraised.board[r][c] == "." for r, c in washed), unraised.board
 
 
+#: Photo 280 of the 300-photo evaluation with seed 13: a classic board under glare, whose
+#: triple-word square O8 (its label's print taken for an S read with no confidence) and the
+#: squares above and below it (glare taken for blank tiles) stand apart from the game's words.
+CLASSIC_APART = ("classic", ("...............", "...............", "...............",
+                             "...............", "....A..........", "....L..........",
+                             "....I..........", "....BANK.......", "....I.EAVE.....",
+                             "...NE..........", "...ID..........", "...T...........",
+                             "...E...........", "...............", "..............."))
+
+
+def test_a_group_of_doubted_tiles_apart_from_the_words_is_no_tiles(monkeypatch):
+    import vision.read
+    from vision.read import read_board
+
+    edition, rows = CLASSIC_APART
+    photo = _evaluation_photo(280, edition, rows, seed=13)
+    reading = read_board(photo.image, None, "en")
+    assert reading.board == list(rows), reading.board
+    monkeypatch.setattr(vision.read, "lone_unsure", lambda squares, guesses: [])
+    kept = read_board(photo.image, None, "en")
+    assert [kept.board[r][14] for r in (6, 7, 8)] != ["."] * 3, kept.board
+
+
 #: Photo 178 of the 300-photo evaluation with seed 4: a deluxe board under glare, whose K on
 #: the triple-letter square B10 the occupancy took for an empty square, and whose DL labels
 #: (light letters in a typeface of their own) are the letters a missed tile's test must not

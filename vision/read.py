@@ -17,11 +17,14 @@
    size beside a tile are tiles; squares taken for tiles that show no letter are blanks,
    ``?``, when their middle looks like the tile faces around them (:func:`face_likeness`) and
    they join a lettered tile, up to the number of blanks in the tile set (the others were
-   glare, shadow or a neighbour seen by parallax); a lone square showing only a small mark is
-   not a tile (:func:`stray_marks`);
+   glare, shadow or a neighbour seen by parallax, unless a letter too faint to be found at
+   first shows on them once their contrast is raised: :func:`faint_letters`); a lone square
+   showing only a small mark is not a tile (:func:`stray_marks`);
 7. the letters: the calibrated classifier for letters it knows and is sure of (without a
    profile, the stock classifier learnt from printed typefaces, :mod:`vision.stock`), and ONE
-   batched Tesseract call for the glyphs whose reading Tesseract could change.
+   batched Tesseract call for the glyphs whose reading Tesseract could change; then letters
+   read with next to no confidence on tiles apart from the game's words, with no surer letter
+   in their group, are taken for no tiles (:func:`lone_unsure`).
 
 Board rows are given the way the tiles read upright; ``corners`` are listed in that
 orientation too (top-left of the upright board first).
@@ -430,7 +433,11 @@ def faint_letters(
     for glare on empty squares.  Each is looked at once more with its contrast raised to
     :data:`FAINT_PEAK`; what is found counts only if it is a letter of the tiles' size
     (:data:`MISSED_HEIGHT`) that a classifier finds like a letter (``like_a_letter``), since
-    noise and a premium label's print are raised with it."""
+    a blank's grain and a premium label's print are raised with it.  Only where the bare tiles
+    outnumber the blanks, and even on plain squares only with the classifier's word: on the
+    300 rendered photos of seed 13 (``bench/eval_rendered.py``), looking at every bare tile
+    read 16 more of the 390 blanks as letters, and on those of seed 12, taking a letter of the
+    tiles' size on a plain square without the classifier's word read 6 more."""
     heights = [g.height for g in glyphs if g is not None]
     bare = [sq for sq, g in zip(squares, glyphs, strict=True) if g is None]
     if len(heights) < 3 or len(bare) <= blanks:
@@ -877,21 +884,40 @@ LONE_UNSURE = 0.1
 def lone_unsure(
     squares: list[tuple[int, int]], guesses: Sequence[LetterGuess]
 ) -> list[tuple[int, int]]:
-    """The squares read as a letter with little confidence (:data:`LONE_UNSURE`) that have
-    no other taken square beside them: every tile of a game is part of a word of two letters
-    or more, so a lone tile is one whose neighbours the photo hid, or no tile at all, and a
-    letter the reader doubts there is more likely no tile.  Blanks (``?``) are left alone.
+    """The squares of groups of tiles apart from the board's largest whose letters are all
+    read with little confidence (:data:`LONE_UNSURE`) or blanks, and lone squares read so:
+    every tile of a game is part of a word of two letters or more, and every word joins the
+    others, so a group apart is one whose link the photo hid, or no tiles at all (a premium
+    label lightened by glare taken for a letter, with glare beside it taken for blanks), and
+    letters the reader doubts there are more likely no tiles.  Lone blanks are left alone
+    (:func:`not_blanks` judges them).
 
     >>> guess = lambda letter, confidence: LetterGuess(letter, confidence)
     >>> lone_unsure([(1, 1), (5, 5), (7, 7), (7, 8), (11, 3)],
     ...             [guess("E", 0.05), guess("S", 0.9), guess("A", 0.0), guess("T", 0.0),
     ...              guess("?", 0.0)])
     [(1, 1)]
+
+    Apart from CAT, a doubted S between two blanks is no tile, nor are the blanks:
+
+    >>> lone_unsure([(7, 6), (7, 7), (7, 8), (10, 14), (11, 14), (12, 14)],
+    ...             [guess("C", 0.9), guess("A", 0.8), guess("T", 0.9), guess("?", 1.0),
+    ...              guess("S", 0.0), guess("?", 1.0)])
+    [(10, 14), (11, 14), (12, 14)]
     """
-    taken = set(squares)
-    return [square for square, guess in zip(squares, guesses, strict=True)
-            if guess.letter != BLANK and guess.confidence < LONE_UNSURE
-            and not _beside_any(square, taken)]
+    if not squares:
+        return []
+    count, labels = cv2.connectedComponents(_taken(squares).astype(np.uint8), connectivity=4)
+    group = [int(labels[square]) for square in squares]
+    sizes = np.bincount(group, minlength=count)
+    largest = int(np.argmax(sizes))
+    doubted = np.ones(count, bool)
+    for g, guess in zip(group, guesses, strict=True):
+        if guess.letter != BLANK and guess.confidence >= LONE_UNSURE:
+            doubted[g] = False
+    return [square for square, g, guess in zip(squares, group, guesses, strict=True)
+            if (sizes[g] == 1 and guess.letter != BLANK and guess.confidence < LONE_UNSURE)
+            or (sizes[g] > 1 and g != largest and doubted[g])]
 
 
 #: A letter found on a premium square taken for empty (:func:`missed_tiles`) is a tile's only
