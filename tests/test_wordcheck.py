@@ -298,3 +298,24 @@ def test_a_letter_misread_in_one_word_is_read_again_by_the_photos_own_letters() 
     checked = check_reading(replace(reading, glyphs=glyphs), lexicon, TileSet.named("en"))
     assert checked.board[7][6:9] == "THE"
     assert checked.sources[7, 8] == "dictionary" and checked.confidence[7, 8] <= 0.5
+
+
+def test_a_premium_label_read_as_a_letter_at_a_words_end_is_taken_off() -> None:
+    """CAT with the double-word square L4 after it, its label's print read as an E like no
+    letter at all: the label is taken off, rather than mended into CATS.  A glyph somewhat
+    like a letter there is a tile, and mended."""
+    lexicon = Lexicon.from_words(["CAT", "CATS"])
+    rows = board((3, 8, "CATE"))
+    assert rows[3][11] == "E"
+
+    def read_with(likeness: tuple[float, ...]) -> BoardReading:
+        return BoardReading(board=rows, corners=np.zeros((4, 2), np.float32),
+                            confidence=np.full((15, 15), 0.9), seconds=0.0,
+                            sources={(3, 11): "classifier"},
+                            likeliest={(3, 11): ("E", "S")}, likeness={(3, 11): likeness})
+
+    label = check_reading(read_with((-0.3, -0.35)), lexicon, TileSet.named("en"))
+    assert label.board[3][8:12] == "CAT."
+    assert (3, 11) not in label.sources
+    tile = check_reading(read_with((0.35, 0.3)), lexicon, TileSet.named("en"))
+    assert tile.board[3][8:12] == "CATS"

@@ -45,6 +45,11 @@ A blank tile can also pass for an empty square, on boards whose squares are of t
 colour.  After the letters, an empty square at the end of a word still invalid becomes a blank
 where that makes every word through it valid (:func:`missed_blanks`), within the set's blanks.
 
+The reverse happens on premium squares: their label's print, lightened by glare, can pass for
+a tile whose letter is like no letter, lengthening a word into one that is no word.  Such a
+letter at a word's end is taken off where the word is valid without it (:func:`stray_labels`):
+before the letters are mended where the glyph is like no letter at all, after them otherwise.
+
 >>> from scorer.lexicon import Lexicon
 >>> lex = Lexicon.from_words(["CAT", "AT", "TA", "ACT"])
 >>> rows = ["." * 15 for _ in range(15)]
@@ -68,6 +73,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from scorer.lexicon import Lexicon
+from scorer.squares import PREMIUM_LAYOUT
 from scorer.tiles import TileSet
 from vision.letters import LIKELIEST, LetterClassifier
 
@@ -79,6 +85,11 @@ EMPTY = "."
 BLANK = "?"
 #: Confidence given to a letter the dictionary chose.
 CHOSEN_CONFIDENCE = 0.5
+#: A letter at the end of a word that is no word, on a premium square, whose glyph is less
+#: like any letter than this is taken for the square's label before the letters are mended
+#: (:func:`stray_labels`): the labels read as letters on rendered photos were -0.43 to -0.2
+#: like their likeliest letter, where a tile's letter is 0.5 or more unless a blur ruined it.
+STRAY_UNLIKE = 0.0
 #: Words with more unknown squares than this (unread letters and blanks together) are not
 #: solved: each unknown multiplies the search by the alphabet, and so many unknowns settle
 #: nothing anyway.
@@ -482,6 +493,57 @@ def _blank_mends(rows: Sequence[str], square: Square, lexicon: Lexicon,
     return sum(not check.valid(word) for word in check.words) < invalid
 
 
+def stray_labels(
+    rows: Sequence[str], lexicon: Lexicon, likeness: Mapping[Square, Sequence[float]],
+    alphabet: Sequence[str] | TileSet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    unlike: float | None = None,
+) -> list[Square]:
+    """Letters at the end of a word not in the dictionary that are a premium square's label
+    rather than a tile: on a premium square, in no word across the other way, their glyph
+    less than ``unlike`` (by default :data:`vision.read.LABEL_UNLIKE`) like any letter the
+    reader knows
+    (``likeness``: each square's similarities to its likeliest letters), and the word without
+    them valid, leaving fewer words on the board invalid.
+
+    A premium label's print (a deluxe board's "DL", a classic board's three lines of small
+    type) lightened by glare can pass for a tile with a letter; beside a word it lengthens the
+    word into one that is no word.  A tile misread there instead is a letter wrong either
+    way, read empty or misread.
+
+    >>> lex = Lexicon.from_words(["CAT"])
+    >>> rows = ["." * 15 for _ in range(15)]
+    >>> rows[3] = "........CATW..."                 # the label of the double-word square L4
+    >>> stray_labels(rows, lex, {(3, 11): (-0.2, -0.4)})
+    [(3, 11)]
+    >>> stray_labels(rows, lex, {(3, 11): (0.8, 0.3)})  # a tile's letter, clearly seen
+    []
+    """
+    from vision.read import LABEL_UNLIKE
+
+    unlike = LABEL_UNLIKE if unlike is None else unlike
+    check = _BoardCheck(rows, lexicon, alphabet)
+    invalid = [word for word in check.words if not check.valid(word)]
+    found: list[Square] = []
+    for word in invalid:
+        for end in (word[0], word[-1]):
+            seen = likeness.get(end)
+            if (PREMIUM_LAYOUT[end[0]][end[1]] == EMPTY or not seen
+                    or max(seen) >= unlike or len(check.through.get(end, [])) != 1
+                    or end in found):
+                continue
+            trial = [list(row) for row in rows]
+            trial[end[0]][end[1]] = EMPTY
+            shorter = _BoardCheck(["".join(row) for row in trial], lexicon, alphabet)
+            # The rest of the word, and whatever crosses it, must be words (a single letter
+            # left over stands in the word crossing it).
+            rest = set(word) - {end}
+            kept = [w for w in shorter.words if rest & set(w)]
+            if (all(shorter.valid(w) for w in kept)
+                    and sum(not shorter.valid(w) for w in shorter.words) < len(invalid)):
+                found.append(end)
+    return found
+
+
 def check_reading(reading: BoardReading, lexicon: Lexicon, tileset: TileSet) -> BoardReading:
     """``reading`` with letters that break words replaced by the dictionary's choice (see
     :func:`correct_words`); multi-letter tiles' sets are left as read."""
@@ -493,27 +555,42 @@ def check_reading(reading: BoardReading, lexicon: Lexicon, tileset: TileSet) -> 
     unread = [square for square, source in sorted(reading.sources.items())
               if source in ("tesseract", "unread")
               and reading.board[square[0]][square[1]] == BLANK]
+    original = reading.board
+    # A label whose glyph is like no letter at all is taken off before the letters are
+    # mended: mending would make a word of it as readily as of a tile.
+    strays = stray_labels(original, lexicon, reading.likeness, tileset, STRAY_UNLIKE)
+    if strays:
+        cleared = [list(row) for row in original]
+        for r, c in strays:
+            cleared[r][c] = EMPTY
+        reading = replace(reading, board=["".join(row) for row in cleared])
     rows, _ = correct_words(reading.board, reading.confidence, lexicon, tileset, unread,
                             reading.likeliest, reading.likeness)
     learnt = learnt_from_the_photo(rows, reading, lexicon, tileset)
     if learnt is not None:
         rows, _ = correct_words(learnt.board, reading.confidence, lexicon, tileset, unread,
                                 learnt.likeliest, learnt.likeness)
-    changes = [((r, c), reading.board[r][c], rows[r][c]) for r in range(SIZE) for c in range(SIZE)
-               if rows[r][c] != reading.board[r][c]]
+    changes = [((r, c), original[r][c], rows[r][c]) for r in range(SIZE) for c in range(SIZE)
+               if rows[r][c] != original[r][c]]
     # The set's blanks not seen on the board yet (an unread glyph is no blank).
     budget = tileset.counts.get(BLANK, 0) - sum(
         row.count(BLANK) for row in rows) + sum(1 for sq in unread if rows[sq[0]][sq[1]] == BLANK)
     for square in missed_blanks(rows, lexicon, tileset, budget):
         rows[square[0]] = rows[square[0]][:square[1]] + BLANK + rows[square[0]][square[1] + 1:]
         changes.append((square, EMPTY, BLANK))
+    for square in stray_labels(rows, lexicon, reading.likeness, tileset):
+        changes.append((square, rows[square[0]][square[1]], EMPTY))
+        rows[square[0]] = rows[square[0]][:square[1]] + EMPTY + rows[square[0]][square[1] + 1:]
     if not changes:
         return reading
     confidence = reading.confidence.copy()
     sources = dict(reading.sources)
-    for square, _, _ in changes:
+    for square, _, now in changes:
         confidence[square] = min(float(confidence[square]), CHOSEN_CONFIDENCE)
-        sources[square] = "dictionary"
+        if now == EMPTY:
+            sources.pop(square, None)  # no tile: nothing read it
+        else:
+            sources[square] = "dictionary"
     return replace(reading, board=rows, confidence=confidence, sources=sources)
 
 
