@@ -301,21 +301,27 @@ def test_a_letter_misread_in_one_word_is_read_again_by_the_photos_own_letters() 
 
 
 def test_a_premium_label_read_as_a_letter_at_a_words_end_is_taken_off() -> None:
-    """CAT with the double-word square L4 after it, its label's print read as an E like no
-    letter at all: the label is taken off, rather than mended into CATS.  A glyph somewhat
-    like a letter there is a tile, and mended."""
-    lexicon = Lexicon.from_words(["CAT", "CATS"])
-    rows = board((3, 8, "CATE"))
-    assert rows[3][11] == "E"
+    """AT down ending on K4, the double-word square L4 beside its T: the label's print, read
+    as an E like no letter at all, made TE, which an A would mend into TA as readily; the
+    label is taken off.  Ending CAT instead, the same glyph is a tile's: one letter mends
+    CATE into CATS, a longer word than chance makes."""
+    lexicon = Lexicon.from_words(["AT", "TA", "CAT", "CATS"])
 
-    def read_with(likeness: tuple[float, ...]) -> BoardReading:
+    def read_with(rows: list[str], square: tuple[int, int],
+                  likeness: tuple[float, ...]) -> BoardReading:
         return BoardReading(board=rows, corners=np.zeros((4, 2), np.float32),
                             confidence=np.full((15, 15), 0.9), seconds=0.0,
-                            sources={(3, 11): "classifier"},
-                            likeliest={(3, 11): ("E", "S")}, likeness={(3, 11): likeness})
+                            sources={square: "classifier"},
+                            likeliest={square: ("E", "A", "S")}, likeness={square: likeness})
 
-    label = check_reading(read_with((-0.3, -0.35)), lexicon, TileSet.named("en"))
-    assert label.board[3][8:12] == "CAT."
+    short = board((2, 10, "|AT"), (3, 11, "E"))
+    label = check_reading(read_with(short, (3, 11), (-0.3, -0.35, -0.4)), lexicon,
+                          TileSet.named("en"))
+    assert label.board[3][10:12] == "T."
     assert (3, 11) not in label.sources
-    tile = check_reading(read_with((0.35, 0.3)), lexicon, TileSet.named("en"))
-    assert tile.board[3][8:12] == "CATS"
+    tile = check_reading(read_with(short, (3, 11), (0.35, 0.3, 0.2)), lexicon,
+                         TileSet.named("en"))
+    assert tile.board[3][10:12] == "TA"
+    longer = check_reading(read_with(board((3, 8, "CATE")), (3, 11), (-0.3, -0.35, -0.4)),
+                           lexicon, TileSet.named("en"))
+    assert longer.board[3][8:12] == "CATS"

@@ -48,7 +48,8 @@ where that makes every word through it valid (:func:`missed_blanks`), within the
 The reverse happens on premium squares: their label's print, lightened by glare, can pass for
 a tile whose letter is like no letter, lengthening a word into one that is no word.  Such a
 letter at a word's end is taken off where the word is valid without it (:func:`stray_labels`):
-before the letters are mended where the glyph is like no letter at all, after them otherwise.
+before the letters are mended where the glyph is like no letter at all and the word has two
+letters, after them otherwise.
 
 >>> from scorer.lexicon import Lexicon
 >>> lex = Lexicon.from_words(["CAT", "AT", "TA", "ACT"])
@@ -85,10 +86,11 @@ EMPTY = "."
 BLANK = "?"
 #: Confidence given to a letter the dictionary chose.
 CHOSEN_CONFIDENCE = 0.5
-#: A letter at the end of a word that is no word, on a premium square, whose glyph is less
+#: A letter ending a word of two that is no word, on a premium square, whose glyph is less
 #: like any letter than this is taken for the square's label before the letters are mended
 #: (:func:`stray_labels`): the labels read as letters on rendered photos were -0.43 to -0.2
-#: like their likeliest letter, where a tile's letter is 0.5 or more unless a blur ruined it.
+#: like their likeliest letter, where a tile's letter is 0.5 or more unless a blur ruined it
+#: (an A read as a Z, -0.28, ending ZVIATORS on seed 1 photo 78: hence words of two only).
 STRAY_UNLIKE = 0.0
 #: Words with more unknown squares than this (unread letters and blanks together) are not
 #: solved: each unknown multiplies the search by the alphabet, and so many unknowns settle
@@ -496,7 +498,7 @@ def _blank_mends(rows: Sequence[str], square: Square, lexicon: Lexicon,
 def stray_labels(
     rows: Sequence[str], lexicon: Lexicon, likeness: Mapping[Square, Sequence[float]],
     alphabet: Sequence[str] | TileSet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
-    unlike: float | None = None,
+    unlike: float | None = None, longest: int = SIZE,
 ) -> list[Square]:
     """Letters at the end of a word not in the dictionary that are a premium square's label
     rather than a tile: on a premium square, in no word across the other way, their glyph
@@ -525,6 +527,8 @@ def stray_labels(
     invalid = [word for word in check.words if not check.valid(word)]
     found: list[Square] = []
     for word in invalid:
+        if len(word) > longest:
+            continue
         for end in (word[0], word[-1]):
             seen = likeness.get(end)
             if (PREMIUM_LAYOUT[end[0]][end[1]] == EMPTY or not seen
@@ -556,9 +560,11 @@ def check_reading(reading: BoardReading, lexicon: Lexicon, tileset: TileSet) -> 
               if source in ("tesseract", "unread")
               and reading.board[square[0]][square[1]] == BLANK]
     original = reading.board
-    # A label whose glyph is like no letter at all is taken off before the letters are
-    # mended: mending would make a word of it as readily as of a tile.
-    strays = stray_labels(original, lexicon, reading.likeness, tileset, STRAY_UNLIKE)
+    # A label whose glyph is like no letter at all, lengthening a tile into a word of two, is
+    # taken off before the letters are mended: nearly any letter there makes a word of two,
+    # as the label's as the tile's.  (A longer word that one letter mends is a tile's.)
+    strays = stray_labels(original, lexicon, reading.likeness, tileset, STRAY_UNLIKE,
+                          longest=2)
     if strays:
         cleared = [list(row) for row in original]
         for r, c in strays:
