@@ -624,7 +624,9 @@ def face_likeness(
 
     ``rectified`` is the photo's rectified grid with crop margin as it stands, ``turns`` the
     quarter turns that make it upright; squares and ``occupied`` are in upright terms.  Both
-    shares are 1 for every square when no lettered tile or no empty square gives a reference.
+    shares are 1 for every square when no lettered tile or no empty square gives a reference,
+    and 0 for a square that shows its premium type's tint washed out by glare
+    (:func:`glare_tinted`).
     """
     ones = np.ones(len(bare))
     if not bare or not lettered:
@@ -674,13 +676,14 @@ def face_likeness(
 #: tint, scaled down, and a tile's face keeps the face's.  A bare square whose chroma its
 #: type's tint so scaled explains better than the faces' tint, by at least this share of its
 #: type's chroma, is an empty square under glare (:func:`glare_tinted`).  On 600 rendered
-#: photos (``bench/eval_rendered.py`` seeds 12 and 13), the 761 blanks taken for tiles
-#: scored 0.20 at most (0.17 on premium squares, a blank's tint picked up from a green board
-#: the most); of the 24 empty squares read as blanks, 12 (11 on premium squares) scored 0.30
-#: to 0.72 and the others, whose type has the faces' tint or none, 0.13 at most.
+#: photos (``bench/eval_rendered.py``, seeds 12 and 13), the 761 blanks taken for tiles
+#: scored 0.20 at most (0.17 on premium squares; the highest, blanks on a green board tinted
+#: by its light); of the 24 empty squares read as blanks, 12 (11 on premium squares) scored 0.30 to
+#: 0.72, the others, on plain squares of about the faces' tint or of none, 0.13 at most.  On
+#: seed 4, not looked at for this: 381 blanks 0.15 at most, 3 of 7 such squares 0.32 to 0.51.
 GLARE_TINT = 0.25
-#: ... and of at least this much chroma (a colour's own is 15 to 55, a black or tan board's
-#: plain squares' 0 to 12: there the tint tells nothing).
+#: ... and of at least this much chroma: the premium types' own measured 12 to 60 there, the
+#: plain squares of the black, tan and red boards 0 to 12, too little a tint to tell by.
 GLARE_TINT_FLOOR = 16.0
 
 
@@ -705,11 +708,10 @@ def glare_tinted(
     than the tint of the faces around it (``face``), by :data:`GLARE_TINT`.
 
     A type's tint is the median colour of its other squares without a letter (at least three),
-    empty or bare alike: glare may wash out every empty square of a type, and a set's two
-    blanks cannot sway the median of three others.  ``upright`` is the rectified grid with
-    crop margin, turned upright.
+    empty or bare alike: glare may have washed out every empty square of a type.  A blank
+    among them can only pull the tint towards the faces', keeping squares as blanks.
+    ``upright`` is the rectified grid with crop margin, turned upright.
     """
-    tinted = np.zeros(len(bare), bool)
     unlettered = ~_taken(lettered)
     colours: dict[tuple[int, int], np.ndarray] = {}
     references = np.zeros((len(bare), 3), np.float32)
@@ -726,7 +728,7 @@ def glare_tinted(
         references[i] = median(np.stack([colours[sq] for sq in others]), axis=0)
         known[i] = True
     if not known.any():
-        return tinted
+        return known
     chroma, tint, face_tint = colour[:, 1:], references[:, 1:], face[:, 1:]
     gain = unexplained_chroma(chroma, face_tint) - unexplained_chroma(chroma, tint)
     scale = np.maximum(np.linalg.norm(tint, axis=1), GLARE_TINT_FLOOR)
