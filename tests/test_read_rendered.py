@@ -355,3 +355,31 @@ def test_a_folding_boards_hinge_is_no_letter(monkeypatch):
     monkeypatch.setattr(vision.letters, "LINE_ACROSS", 10.0)  # no line is ever across
     unchecked = read_board(photo.image, None, "en")
     assert unchecked.board[13][7] != ".", unchecked.board
+
+
+#: Photo 193 of the 300-photo evaluation with seed 13: glare over the lower left of a
+#: green_print board washes the empty double-word square C13 out to about the tiles' lightness,
+#: and the occupancy takes it for a tile; it shows no letter and lies below the blank of OUzOS,
+#: so it passed for the set's second blank.
+GLARED_PREMIUM = ("green_print", ("...............", "...............", "...............",
+                                  "...............", "..........T....", "D...T.JIBER....",
+                                  "W...ALA...U....", "I...HOWE..D....", "N..PIGS...G....",
+                                  "EQUINE....E....", "....I.....R....", "OUzOS..YOUSE...",
+                                  "...............", "...............", "..............."))
+
+
+def test_an_empty_premium_square_under_glare_is_no_blank(monkeypatch):
+    """Glare leaves an empty square its premium type's tint, washed out, where a blank shows
+    the faces' own: C13 is read empty and the blank above it stays a blank (without the tint
+    weighed, C13 was read as a blank)."""
+    import vision.read
+    from vision.read import read_board
+
+    edition, rows = GLARED_PREMIUM
+    photo = _evaluation_photo(193, edition, rows, seed=13)
+    reading = read_board(photo.image, None, "en")
+    assert reading.board[12][2] == ".", reading.board
+    assert reading.board[11][2] == "?", reading.board
+    monkeypatch.setattr(vision.read, "GLARE_TINT", 10.0)  # no tint tells
+    untinted = read_board(photo.image, None, "en")
+    assert untinted.board[12][2] == "?", untinted.board

@@ -461,6 +461,8 @@ def faint_letters(
 
 #: Plain squares (no premium label printed on them), where a letter can only be a tile's.
 _PLAIN = np.array([[kind == "." for kind in row] for row in PREMIUM_LAYOUT])
+#: Each square's premium type, as :data:`scorer.squares.PREMIUM_LAYOUT` names it.
+_KINDS = np.array([[kind for kind in row] for row in PREMIUM_LAYOUT])
 #: A letter on a square taken for empty is a tile's when its height lies within these shares
 #: of the tiles' median letter height.
 MISSED_HEIGHT = (0.8, 1.25)
@@ -622,7 +624,9 @@ def face_likeness(
 
     ``rectified`` is the photo's rectified grid with crop margin as it stands, ``turns`` the
     quarter turns that make it upright; squares and ``occupied`` are in upright terms.  Both
-    shares are 1 for every square when no lettered tile or no empty square gives a reference.
+    shares are 1 for every square when no lettered tile or no empty square gives a reference,
+    and 0 for a square that shows its premium type's tint washed out by glare
+    (:func:`glare_tinted`).
     """
     ones = np.ones(len(bare))
     if not bare or not lettered:
@@ -632,14 +636,13 @@ def face_likeness(
     # A lettered tile's face is its brighter part (the letter is darker).
     light = faces[..., 0] >= percentile(faces[..., 0], 60, axis=1)
     face_colour = np.stack([median(f[m], axis=0) for f, m in zip(faces, light, strict=True)])
-    kinds = np.array([[kind for kind in row] for row in PREMIUM_LAYOUT])
     empty = np.argwhere(~occupied)
     if len(empty) == 0:
         return ones, ones
     bare_array = np.asarray(bare)
     # The three nearest empty squares of each bare square's premium type.
     distance = np.abs(bare_array[:, None, :] - empty[None, :, :]).sum(axis=2).astype(np.float64)
-    same_kind = kinds[tuple(bare_array.T)][:, None] == kinds[tuple(empty.T)][None, :]
+    same_kind = _KINDS[tuple(bare_array.T)][:, None] == _KINDS[tuple(empty.T)][None, :]
     distance[~same_kind] = np.inf
     around = np.argsort(distance, axis=1, kind="stable")[:, :3]
     referenced = np.isfinite(np.take_along_axis(distance, around, axis=1))
@@ -662,7 +665,74 @@ def face_likeness(
     to_empty = np.linalg.norm(pixels - empty_reference[:, None, :], axis=2)
     closer = np.where(known, np.mean(to_face < to_empty, axis=1), 1.0)
     match = np.where(known, np.mean(to_face < FACE_MATCH, axis=1), 1.0)
-    return closer, match
+    # Glare makes an empty square as light as a face, pixel by pixel nearer to the face than
+    # to its type's unlit squares, but leaves it its type's tint: no face at all.
+    tinted = glare_tinted(upright, bare, lettered, median(pixels, axis=1), face, square_px)
+    return np.where(tinted, 0.0, closer), np.where(tinted, 0.0, match)
+
+
+#: Glare mixes the colour of what lies under it with white, which has no chroma (the two
+#: opponent axes of :data:`_OPPONENT`): an empty square under glare keeps its premium type's
+#: tint, scaled down, and a tile's face keeps the face's.  A bare square whose chroma its
+#: type's tint so scaled explains better than the faces' tint, by at least this share of its
+#: type's chroma, is an empty square under glare (:func:`glare_tinted`).  On 600 rendered
+#: photos (``bench/eval_rendered.py``, seeds 12 and 13), the 761 blanks taken for tiles
+#: scored 0.20 at most (0.17 on premium squares; the highest, blanks on a green board tinted
+#: by its light); of the 24 empty squares read as blanks, 12 (11 on premium squares) scored 0.30 to
+#: 0.72, the others, on plain squares of about the faces' tint or of none, 0.13 at most.  On
+#: seed 4, not looked at for this: 381 blanks 0.15 at most, 3 of 7 such squares 0.32 to 0.51.
+GLARE_TINT = 0.25
+#: ... and of at least this much chroma: the premium types' own measured 12 to 60 there, the
+#: plain squares of the black, tan and red boards 0 to 12, too little a tint to tell by.
+GLARE_TINT_FLOOR = 16.0
+
+
+def unexplained_chroma(chroma: np.ndarray, tint: np.ndarray) -> np.ndarray:
+    """How far each chroma (N, 2) lies from ``tint`` (N, 2) scaled down by glare (times 0
+    to 1: glare adds white, which has none).
+
+    >>> unexplained_chroma(np.array([[-6.0, -6.0], [-6.0, -6.0], [3.0, 4.0]]),
+    ...                    np.array([[-20.0, -20.0], [3.0, 4.0], [3.0, 4.0]])).round(1).tolist()
+    [0.0, 8.5, 0.0]
+    """
+    share = (chroma * tint).sum(axis=1) / np.maximum((tint**2).sum(axis=1), 1e-6)
+    return np.linalg.norm(chroma - np.clip(share, 0.0, 1.0)[:, None] * tint, axis=1)
+
+
+def glare_tinted(
+    upright: np.ndarray, bare: list[tuple[int, int]], lettered: list[tuple[int, int]],
+    colour: np.ndarray, face: np.ndarray, square_px: int = SQUARE_PX,
+) -> np.ndarray:
+    """Whether each ``bare`` square (median ``colour`` of its middle, opponent colours) is an
+    empty square under glare: its chroma is its premium type's tint washed out, far better
+    than the tint of the faces around it (``face``), by :data:`GLARE_TINT`.
+
+    A type's tint is the median colour of its other squares without a letter (at least three),
+    empty or bare alike: glare may have washed out every empty square of a type.  A blank
+    among them can only pull the tint towards the faces', keeping squares as blanks.
+    ``upright`` is the rectified grid with crop margin, turned upright.
+    """
+    unlettered = ~_taken(lettered)
+    colours: dict[tuple[int, int], np.ndarray] = {}
+    references = np.zeros((len(bare), 3), np.float32)
+    known = np.zeros(len(bare), bool)
+    for i, square in enumerate(bare):
+        others = [(int(r), int(c)) for r, c in np.argwhere(unlettered & (_KINDS == _KINDS[square]))
+                  if (r, c) != square]
+        if len(others) < 3:
+            continue
+        unseen = [sq for sq in others if sq not in colours]
+        if unseen:
+            colours.update(zip(unseen, median(_middles(upright, unseen, square_px), axis=1),
+                               strict=True))
+        references[i] = median(np.stack([colours[sq] for sq in others]), axis=0)
+        known[i] = True
+    if not known.any():
+        return known
+    chroma, tint, face_tint = colour[:, 1:], references[:, 1:], face[:, 1:]
+    gain = unexplained_chroma(chroma, face_tint) - unexplained_chroma(chroma, tint)
+    scale = np.maximum(np.linalg.norm(tint, axis=1), GLARE_TINT_FLOOR)
+    return known & (gain >= GLARE_TINT * scale)
 
 
 #: An empty square beside a lettered tile is taken for a blank when at least this share of its
