@@ -411,6 +411,22 @@ def orientation_of_glyphs(
     return candidates[int(np.argmax(orientation_scores(found, candidates, tesseract)))]
 
 
+def _tile_letters_raised(
+    finder: GlyphFinder, squares: list[tuple[int, int]], gains: np.ndarray, turns: int,
+    typical_height: float,
+) -> dict[tuple[int, int], Glyph]:
+    """The letters of the tiles' size (:data:`MISSED_HEIGHT` of ``typical_height``) found on
+    ``squares`` whose contrast is raised by ``gains`` (only those above 1 are looked at)."""
+    raised = gains > 1.0
+    if not raised.any():
+        return {}
+    looked_at = [sq for sq, look in zip(squares, raised, strict=True) if look]
+    found = finder.glyphs(looked_at, turns, gains=gains[raised])
+    low, high = MISSED_HEIGHT[0] * typical_height, MISSED_HEIGHT[1] * typical_height
+    return {square: glyph for square, glyph in zip(looked_at, found, strict=True)
+            if glyph is not None and low <= glyph.height <= high}
+
+
 #: A tile showing no letter, among more such tiles than the set has blanks, is looked at once
 #: more with its contrast raised until its darkest strokes reach this contrast (0..1)...
 FAINT_PEAK = 0.4
@@ -444,25 +460,19 @@ def faint_letters(
         return {}
     peaks = finder.ink_peaks(bare, turns)
     gains = np.minimum(FAINT_PEAK / np.maximum(peaks, 1e-6), FAINT_GAIN_MAX)
-    looked = (peaks >= FAINT_FLOOR) & (gains > 1.0)
-    if not looked.any():
-        return {}
-    looked_at = [sq for sq, look in zip(bare, looked, strict=True) if look]
-    found = finder.glyphs(looked_at, turns, gains=gains[looked])
-    typical = float(median(heights))
-    letters = [(square, glyph) for square, glyph in zip(looked_at, found, strict=True)
-               if glyph is not None
-               and MISSED_HEIGHT[0] * typical <= glyph.height <= MISSED_HEIGHT[1] * typical]
+    gains[peaks < FAINT_FLOOR] = 1.0  # no ink to raise
+    letters = _tile_letters_raised(finder, bare, gains, turns, float(median(heights)))
     if not letters:
         return {}
-    like = like_a_letter([glyph for _, glyph in letters])
-    return {square: glyph for (square, glyph), yes in zip(letters, like, strict=True) if yes}
+    like = like_a_letter(list(letters.values()))
+    return {square: glyph for (square, glyph), yes in zip(letters.items(), like, strict=True)
+            if yes}
 
 
-#: Plain squares (no premium label printed on them), where a letter can only be a tile's.
-_PLAIN = np.array([[kind == "." for kind in row] for row in PREMIUM_LAYOUT])
 #: Each square's premium type, as :data:`scorer.squares.PREMIUM_LAYOUT` names it.
 _KINDS = np.array([[kind for kind in row] for row in PREMIUM_LAYOUT])
+#: Plain squares (no premium label printed on them), where a letter can only be a tile's.
+_PLAIN = _KINDS == "."
 #: A letter on a square taken for empty is a tile's when its height lies within these shares
 #: of the tiles' median letter height.
 MISSED_HEIGHT = (0.8, 1.25)
@@ -562,17 +572,7 @@ def letters_under_glare(
     lettered = [sq for sq, g in zip(squares, glyphs, strict=True) if g is not None]
     typical_face = float(median(finder.face_brightness(lettered, turns)))
     gains = glare_gains(finder.face_brightness(bare, turns), typical_face)
-    bright = gains > 1.0
-    if not bright.any():
-        return {}
-    looked_at = [sq for sq, b in zip(bare, bright, strict=True) if b]
-    found = finder.glyphs(looked_at, turns, gains=gains[bright])
-    typical = float(median(heights))
-    return {
-        square: glyph for square, glyph in zip(looked_at, found, strict=True)
-        if glyph is not None
-        and MISSED_HEIGHT[0] * typical <= glyph.height <= MISSED_HEIGHT[1] * typical
-    }
+    return _tile_letters_raised(finder, bare, gains, turns, float(median(heights)))
 
 
 #: Share of a square's middle, each side, left out when judging its face (a tile shifted by

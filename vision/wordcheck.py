@@ -69,7 +69,6 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -77,9 +76,7 @@ from scorer.lexicon import Lexicon
 from scorer.squares import PREMIUM_LAYOUT
 from scorer.tiles import TileSet
 from vision.letters import LIKELIEST, LetterClassifier
-
-if TYPE_CHECKING:
-    from vision.read import BoardReading
+from vision.read import LABEL_UNLIKE, BoardReading
 
 SIZE = 15
 EMPTY = "."
@@ -520,8 +517,6 @@ def stray_labels(
     >>> stray_labels(rows, lex, {(3, 11): (0.8, 0.3)})  # a tile's letter, clearly seen
     []
     """
-    from vision.read import LABEL_UNLIKE
-
     unlike = LABEL_UNLIKE if unlike is None else unlike
     check = _BoardCheck(rows, lexicon, alphabet)
     invalid = [word for word in check.words if not check.valid(word)]
