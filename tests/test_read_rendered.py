@@ -241,6 +241,34 @@ def test_letters_washed_out_by_glare_are_found_where_too_many_tiles_show_none(mo
     assert all(unraised.board[r][c] == "." for r, c in washed), unraised.board
 
 
+#: Photo 188 of the 300-photo evaluation with seed 14: a small green board turned 45 degrees,
+#: glare bleaching its middle, where the first words lie, until the tiles' cream and the
+#: bleached green differ in colour less than the green does across the board.
+GREEN_BLEACHED = ("green_print", ("...............", "...............", "...............",
+                                  "...............", "...............", "....T..........",
+                                  "....ALA........", "....HOWE.......", "....I..........",
+                                  "....N..........", "....I..........", "OUzOS..........",
+                                  "...............", "...............", "..............."))
+
+
+def test_tiles_colour_misses_are_found_by_their_letters(monkeypatch):
+    """Colour finds no tile at all; the letters on plain squares find most of the 16 (without
+    them every one was read as an empty square)."""
+    import vision.read
+    from vision.read import read_board
+
+    edition, rows = GREEN_BLEACHED
+    photo = _evaluation_photo(188, edition, rows, seed=14)
+    reading = read_board(photo.image, None, "en")
+    tiles = [(r, c) for r in range(15) for c in range(15) if rows[r][c] != "."]
+    assert sum(reading.board[r][c] != "." for r, c in tiles) >= 12, reading.board
+    assert sum(reading.board[r][c] != "." for r in range(15) for c in range(15)
+               if rows[r][c] == ".") == 0, reading.board
+    monkeypatch.setattr(vision.read, "FEW_TILES", 0)  # never looked for
+    unfound = read_board(photo.image, None, "en")
+    assert all(row == "." * 15 for row in unfound.board), unfound.board
+
+
 #: Photo 280 of the 300-photo evaluation with seed 13: a classic board under glare, whose
 #: triple-word square O8 (its label's print taken for an S read with no confidence) and the
 #: squares above and below it (glare taken for blank tiles) stand apart from the game's words.

@@ -483,6 +483,51 @@ MISSED_HEIGHT = (0.8, 1.25)
 MISSED_FACE = 0.8
 
 
+#: Uncalibrated, where colour found fewer lettered tiles than this, the plain squares are
+#: looked at for letters (:func:`tiles_by_letters`).
+FEW_TILES = 3
+#: Height of a tile's letter as a share of the square's side: on the rendered photos of seed
+#: 14 (``bench/eval_rendered.py``, four fonts) 99 % of the tiles' glyphs lie within 0.42-0.83.
+LETTER_HEIGHT = (0.4, 0.85)
+
+
+def tiles_by_letters(
+    finder: GlyphFinder, occupied: np.ndarray,
+    like_a_letter: Callable[[list[Glyph]], np.ndarray],
+) -> list[tuple[tuple[int, int], Glyph]]:
+    """Plain squares taken for empty that show a letter, where colour found almost no tiles.
+
+    Strong glare over the middle of the board bleaches the squares the first words lie on
+    until tiles and board differ in colour no more than the board does from its bleached
+    middle to its corners: the occupancy model then sees no tiles at all, and
+    :func:`missed_tiles` has no letters to take the tiles' size from.  A plain square has no
+    print, so a letter of a tile's height (:data:`LETTER_HEIGHT`) that a classifier finds
+    like a letter, on a square beside another such square (words have two letters or more),
+    is a tile; :func:`missed_tiles` then finds the others from them.  Squares of the rectified
+    picture as it stands (before the board is turned upright).  Nothing is returned where
+    fewer than :data:`FEW_TILES` are found: the grain of a wooden board can pass for a
+    letter here and there, never for words.
+    """
+    free = [(int(r), int(c)) for r, c in np.argwhere(~occupied & _PLAIN)]
+    found = finder.glyphs(free, 0)
+    letters = [(square, glyph) for square, glyph in zip(free, found, strict=True)
+               if glyph is not None and LETTER_HEIGHT[0] <= glyph.height <= LETTER_HEIGHT[1]]
+    across = finder.lines_across([square for square, _ in letters], 0)
+    letters = [letter for letter, line in zip(letters, across, strict=True) if not line]
+    if len(letters) < FEW_TILES:
+        return []
+    like = like_a_letter([glyph for _, glyph in letters])
+    letters = [letter for letter, yes in zip(letters, like, strict=True) if yes]
+    if letters:
+        typical = float(median([glyph.height for _, glyph in letters]))
+        letters = [(square, glyph) for square, glyph in letters
+                   if MISSED_HEIGHT[0] * typical <= glyph.height <= MISSED_HEIGHT[1] * typical]
+    seen = {square for square, _ in letters} | {
+        (int(r), int(c)) for r, c in np.argwhere(occupied)}
+    letters = [(square, glyph) for square, glyph in letters if _beside_any(square, seen)]
+    return letters if len(letters) >= FEW_TILES else []
+
+
 def missed_tiles(
     finder: GlyphFinder, squares: list[tuple[int, int]], glyphs: list[Glyph | None],
     occupied: np.ndarray, turns: int,
@@ -1365,6 +1410,17 @@ def read_board(
     letters_image = rectified if deblurred is None else rectify_with_margin(
         deblurred.grey, deblurred.corners)
     finder = GlyphFinder(letters_image, SQUARE_PX, joined=_turn_sensitive(tiles))
+
+    def letters_known(found: list[Glyph]) -> np.ndarray:
+        # The stock samples are loaded only where a premium square asks for them.
+        return like_a_letter(
+            found, [classifier, stock_classifier(set(tiles.letters)) if stock else None])
+
+    calibrated_occupancy = fixed_camera and profile is not None and bool(profile.occupancy)
+    if not calibrated_occupancy and occupied.sum() < FEW_TILES:
+        for square, _ in tiles_by_letters(finder, occupied, letters_known):
+            occupied[square] = True
+            occupancy_confidence[square] = UNSURE
     turns = profile.orientation if fixed_camera and profile is not None else None
     as_seen: dict[tuple[int, int], Glyph | None] = {}
     if turns is None:
@@ -1384,16 +1440,10 @@ def read_board(
     for square, glyph in letters_under_glare(finder, squares, glyphs, turns).items():
         glyphs[squares.index(square)] = glyph
     confidence = occupancy_confidence.astype(np.float64).copy()
-
-    def letters_known(found: list[Glyph]) -> np.ndarray:
-        # The stock samples are loaded only where a premium square asks for them.
-        return like_a_letter(
-            found, [classifier, stock_classifier(set(tiles.letters)) if stock else None])
-
     for square, glyph in faint_letters(finder, squares, glyphs, turns,
                                        tiles.counts.get(BLANK, 0), letters_known).items():
         glyphs[squares.index(square)] = glyph
-    if not (fixed_camera and profile is not None and profile.occupancy):
+    if not calibrated_occupancy:
         # The uncalibrated occupancy model can take a tile for an empty square when tiles and
         # board are alike in colour (wooden tiles on a tan board); a letter standing in the
         # middle of a square, as tall as the letters on the tiles found, is a tile (on a
