@@ -204,6 +204,23 @@ def test_tesseract_overrules_a_guessing_classifier_only_with_a_letter_it_ranks(m
     assert sources == ["classifier", "tesseract"]
 
 
+def test_tesseract_overrules_a_guessing_classifier_only_with_a_letter_nearly_as_like(monkeypatch):
+    """Among the classifier's likeliest is not enough: the glyph must look nearly as much like
+    Tesseract's letter (within OVERRULE_GAP) as like the classifier's own."""
+    from vision.letters import LetterGuess
+    from vision.read import OVERRULE, OVERRULE_GAP, read_letters
+
+    guessing = OVERRULE / 2
+    near, far = 0.7 - OVERRULE_GAP / 2, 0.7 - 2 * OVERRULE_GAP
+    scripted = [LetterGuess("E", guessing, 0.7, ("E", "F", "B"), (0.7, near, 0.5)),
+                LetterGuess("E", guessing, 0.7, ("E", "F", "B"), (0.7, far, 0.5))]
+    classifier, glyphs = _scripted(monkeypatch, scripted)
+    classifier.stock = True
+    read, sources = read_letters(glyphs, classifier, _Tesseract("FF"))
+    assert [g.letter for g in read] == ["F", "E"]
+    assert sources == ["tesseract", "classifier"]
+
+
 def test_a_profiles_letter_is_confirmed_by_tesseract_never_overruled(monkeypatch):
     """A profile's classifier, learnt from the user's own tiles, keeps a letter it has learnt
     however unsure of it: a board read does not ask Tesseract about it, and a tracker's read
