@@ -7,7 +7,8 @@
 2. a top-down image with a margin around the grid (tiles stand up from the board and the
    camera sees them shifted by parallax);
 3. which squares hold a tile (the profile's occupancy model for its fixed camera, or the
-   uncalibrated one);
+   uncalibrated one; where that sees almost no tiles, letters on plain squares beside one
+   another find them: :func:`tiles_by_letters`);
 4. each occupied square's glyph (:class:`vision.letters.GlyphFinder`, all squares at once),
    from the photo with its motion blur or defocus undone when one shows (:mod:`vision.deblur`);
 5. which way up the tiles are (the profile's orientation for its fixed camera, or
@@ -22,7 +23,8 @@
    showing only a small mark is not a tile (:func:`stray_marks`);
 7. the letters: the calibrated classifier for letters it knows and is sure of (without a
    profile, the stock classifier learnt from printed typefaces, :mod:`vision.stock`), and ONE
-   batched Tesseract call for the glyphs whose reading Tesseract could change; then letters
+   batched Tesseract call for the glyphs whose reading Tesseract could change (overruling the
+   stock classifier only with a letter the glyph looks nearly as much like); then letters
    read with next to no confidence on tiles apart from the game's words, with no surer letter
    in their group, are taken for no tiles (:func:`lone_unsure`).
 
@@ -489,8 +491,8 @@ MISSED_HEIGHT = (0.8, 1.25)
 MISSED_FACE = 0.8
 
 
-#: Uncalibrated, where colour found fewer lettered tiles than this, the plain squares are
-#: looked at for letters (:func:`tiles_by_letters`).
+#: Uncalibrated, where colour took fewer squares than this for tiles, the plain squares are
+#: looked at for letters (:func:`tiles_by_letters`), and that many at least must show one.
 FEW_TILES = 3
 #: Height of a tile's letter as a share of the square's side: on the rendered photos of seed
 #: 14 (``bench/eval_rendered.py``, four fonts) 99 % of the tiles' glyphs lie within 0.42-0.83.
