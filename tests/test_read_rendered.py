@@ -264,6 +264,9 @@ def test_tiles_colour_misses_are_found_by_their_letters(monkeypatch):
     assert sum(reading.board[r][c] != "." for r, c in tiles) >= 12, reading.board
     assert sum(reading.board[r][c] != "." for r in range(15) for c in range(15)
                if rows[r][c] == ".") == 0, reading.board
+    # The board turned a quarter in the picture: its letters, seen sideways, still count.
+    sideways = read_board(cv2.rotate(photo.image, cv2.ROTATE_90_CLOCKWISE), None, "en")
+    assert sum(ch != "." for row in sideways.board for ch in row) >= 10, sideways.board
     monkeypatch.setattr(vision.read, "FEW_TILES", 0)  # never looked for
     unfound = read_board(photo.image, None, "en")
     assert all(row == "." * 15 for row in unfound.board), unfound.board

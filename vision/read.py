@@ -430,9 +430,8 @@ def _tile_letters_raised(
         return {}
     looked_at = [sq for sq, look in zip(squares, raised, strict=True) if look]
     found = finder.glyphs(looked_at, turns, gains=gains[raised])
-    low, high = MISSED_HEIGHT[0] * typical_height, MISSED_HEIGHT[1] * typical_height
     return {square: glyph for square, glyph in zip(looked_at, found, strict=True)
-            if glyph is not None and low <= glyph.height <= high}
+            if glyph is not None and _of_tiles_size(glyph, typical_height)}
 
 
 #: A tile showing no letter, among more such tiles than the set has blanks, is looked at once
@@ -491,6 +490,12 @@ MISSED_HEIGHT = (0.8, 1.25)
 MISSED_FACE = 0.8
 
 
+def _of_tiles_size(glyph: Glyph, typical_height: float) -> bool:
+    """Whether ``glyph`` is as tall as a tile's letter, the tiles' typical letter being
+    ``typical_height`` tall (within :data:`MISSED_HEIGHT` of it)."""
+    return MISSED_HEIGHT[0] * typical_height <= glyph.height <= MISSED_HEIGHT[1] * typical_height
+
+
 #: Uncalibrated, where colour took fewer squares than this for tiles, the plain squares are
 #: looked at for letters (:func:`tiles_by_letters`), and that many at least must show one.
 FEW_TILES = 3
@@ -512,9 +517,9 @@ def tiles_by_letters(
     print, so a letter of a tile's height (:data:`LETTER_HEIGHT`) that a classifier finds
     like a letter, on a square beside another such square (words have two letters or more),
     is a tile; :func:`missed_tiles` then finds the others from them.  Squares of the rectified
-    picture as it stands (before the board is turned upright).  Nothing is returned where
-    fewer than :data:`FEW_TILES` are found: the grain of a wooden board can pass for a
-    letter here and there, never for words.
+    picture as it stands: the board is not turned upright yet, so a glyph counts as a letter
+    seen any way up.  Nothing is returned where fewer than :data:`FEW_TILES` are found: the
+    grain of a wooden board can pass for a letter here and there, never for words.
     """
     free = [(int(r), int(c)) for r, c in np.argwhere(~occupied & _PLAIN)]
     found = finder.glyphs(free, 0)
@@ -524,12 +529,13 @@ def tiles_by_letters(
     letters = [letter for letter, line in zip(letters, across, strict=True) if not line]
     if len(letters) < FEW_TILES:
         return []
-    like = like_a_letter([glyph for _, glyph in letters])
+    like = np.any([like_a_letter([glyph.turned(turns) for _, glyph in letters])
+                   for turns in range(4)], axis=0)
     letters = [letter for letter, yes in zip(letters, like, strict=True) if yes]
     if letters:
         typical = float(median([glyph.height for _, glyph in letters]))
         letters = [(square, glyph) for square, glyph in letters
-                   if MISSED_HEIGHT[0] * typical <= glyph.height <= MISSED_HEIGHT[1] * typical]
+                   if _of_tiles_size(glyph, typical)]
     seen = {square for square, _ in letters} | {
         (int(r), int(c)) for r, c in np.argwhere(occupied)}
     letters = [(square, glyph) for square, glyph in letters if _beside_any(square, seen)]
@@ -568,7 +574,7 @@ def missed_tiles(
         new = [
             (square, glyph) for square, glyph, light in zip(empty, found, brightness, strict=True)
             if glyph is not None
-            and MISSED_HEIGHT[0] * typical <= glyph.height <= MISSED_HEIGHT[1] * typical
+            and _of_tiles_size(glyph, typical)
             and light >= MISSED_FACE * face
         ]
         # A line running across the board (a folding board's hinge) is no letter.
