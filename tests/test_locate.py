@@ -367,6 +367,18 @@ ROWS = {
         "N..PIGS...G....", "EQUINE....E....", "....I.....R....", "OUzOS..YOUSE...",
         "...............", "...............", "...............",
     ),
+    "early, seed 24, a few words left of the middle": (
+        "...............", "...............", "...............", "...............",
+        "...............", "......C........", "......R........", "...FACES.......",
+        "..WAY.P........", ".BOD..T........", "..GEUM.........", "...............",
+        "...............", "...............", "...............",
+    ),
+    "final, seed 19": (
+        ".....QAIDS.....", "OKE.Nu...P.....", ".AMBEER..A..T..", "...AGE....PEAL.",
+        "...YAR..SNAFU..", "....T...OUR.T..", "....R..AX...E..", "...HOODY..GIRTH",
+        "..BENDEE.......", ".ZIN.....V.....", "..O......AL....", "JETS...CITING..",
+        "O.I......IF.E..", "WINDoW..OCELLI.", "S....OVUM.R....",
+    ),
     "final, seed 15, a column of tiles down the left edge": (
         "ELOIGN.O...LIEF", "MOW.OUTBID...HI", "A.NUT..V..C...G", "COSS.PRENOON..H",
         "I......R..WE.AT", "A......TEG...Z.", "T....Q..YAM.JO.", "E....A.RELAXInS",
@@ -507,6 +519,14 @@ SITUATIONS = {
     "green_print board out of focus with noise, a bent lattice found first": (
         "green_print", "middle, seed 24, words in the middle and down the left",
         benchmark_camera(149, seed=24),
+    ),
+    # Small boards out of focus, among sensor noise (on a carpet; in dim light with glare, on a
+    # table): no look finds a lattice of empty squares, but the premium squares show.
+    "small green board out of focus with noise on a carpet, tilted 34 degrees": (
+        "green", "early, seed 24, a few words left of the middle", benchmark_camera(72, seed=24),
+    ),
+    "small red board out of focus with noise, dim, under glare": (
+        "red", "final, seed 19", benchmark_camera(255, seed=19),
     ),
     # Tiles down the left edge hide the grid's first line: the first look's lines put the
     # window a column off, where its premium squares match the layout no better than chance.
@@ -682,6 +702,18 @@ def test_a_doubtful_grid_gives_way_to_another_looks_that_fits_clearly_better(sit
     # 0.15 (the true grid's 0.60), the other's premium squares match the layout at -0.04 (the
     # true window's 0.15).  Grey farther, colour, or grey closer find the right lattice.
     assert rendered_error(locate_board(photo.image), photo) < 0.15
+
+
+@pytest.mark.parametrize("situation", [
+    "small green board out of focus with noise on a carpet, tilted 34 degrees",
+    "small red board out of focus with noise, dim, under glare",
+])
+def test_where_no_lattice_is_found_the_premium_squares_place_the_grid(situation):
+    photo = rendered(situation)
+    # No look found a lattice of a dozen empty squares (at most 7 of 70 square-like regions on
+    # one), and no two line masks agreed on enough: the board was not found.  Its premium
+    # squares' colours, matched to the layout, place it within 0.06 and 0.18 of a square.
+    assert rendered_error(locate_board(photo.image), photo) < 0.25
 
 
 def test_squares_that_several_line_masks_agree_on_make_the_last_look():
