@@ -373,6 +373,12 @@ ROWS = {
         "..WAY.P........", ".BOD..T........", "..GEUM.........", "...............",
         "...............", "...............", "...............",
     ),
+    "late, seed 15, words down the middle and along the bottom": (
+        ".......V.......", ".......ASP.....", ".......TAE.....", "...RECOUNTED...",
+        "........I......", ".......MOJO....", "......Z.U......", "...HEMINS......",
+        "...O..NE.......", ".REWAN.G......B", "...FRAILEST...U", "...F...E..AWA.O",
+        ".......cRAVENLY", "...PIX.T......E", "HOmINIDS..EQUID",
+    ),
     "final, seed 19": (
         ".....QAIDS.....", "OKE.Nu...P.....", ".AMBEER..A..T..", "...AGE....PEAL.",
         "...YAR..SNAFU..", "....T...OUR.T..", "....R..AX...E..", "...HOODY..GIRTH",
@@ -519,6 +525,12 @@ SITUATIONS = {
     "green_print board out of focus with noise, a bent lattice found first": (
         "green_print", "middle, seed 24, words in the middle and down the left",
         benchmark_camera(149, seed=24),
+    ),
+    # Glare on a dark deluxe board with 80 tiles: the window two squares up and right, half of
+    # it on the table, matched the premium layout's contrast best (0.17 against 0.01).
+    "deluxe board under glare on a table, many tiles": (
+        "deluxe", "late, seed 15, words down the middle and along the bottom",
+        benchmark_camera(6, seed=15),
     ),
     # Small boards out of focus, among sensor noise (on a carpet; in dim light with glare, on a
     # table): no look finds a lattice of empty squares, but the premium squares show.
@@ -702,6 +714,13 @@ def test_a_doubtful_grid_gives_way_to_another_looks_that_fits_clearly_better(sit
     # 0.15 (the true grid's 0.60), the other's premium squares match the layout at -0.04 (the
     # true window's 0.15).  Grey farther, colour, or grey closer find the right lattice.
     assert rendered_error(locate_board(photo.image), photo) < 0.15
+
+
+def test_premium_squares_colours_must_agree_with_a_window_they_move():
+    photo = rendered("deluxe board under glare on a table, many tiles")
+    # On the window the lines chose, 19 squares show the red or blue their premium asks for;
+    # on the window two squares off that the premium squares' contrast asked for, none does.
+    assert rendered_error(locate_board(photo.image), photo) < 0.1
 
 
 @pytest.mark.parametrize("situation", [
