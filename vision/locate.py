@@ -1704,18 +1704,18 @@ def _agreed_look(
 
 # --------------------------------------------------------------------------- premium squares
 
-#: Hue (OpenCV's 0-180), least saturation and brightness of the premium squares' two families
-#: of colour on every edition: blue (triple and double letter, dark and light) and red (triple
-#: and double word, red and pink).  Plain squares are green, beige, grey or charcoal; the red
-#: board's frame is red too, but a band, not a square.
+#: Hues (OpenCV's 0-180), least saturation and brightness of the premium squares' two families
+#: of colour on every edition: blue (triple and double letter, dark and light), hues 95-130,
+#: and red (triple and double word, red and pink), hues from 160 round to 8.  Plain squares are
+#: green, beige, grey or charcoal; the red board's frame is red too, but a band, not a square.
 _BLUE_HUES = (95, 130)
 _RED_HUES = (160, 8)
 _LEAST_SATURATION = 50
 _LEAST_BRIGHTNESS = 40
-#: The premium squares' centres (column, row) and colour family (True: red) on the layout.
-_PREMIUM_SITES = np.argwhere(_PREMIUM)[:, ::-1].astype(float)
 #: Squares of the layout in the red family (word premiums and the centre).
 _RED_LAYOUT = np.array([[kind in ("TW", "DW", "*") for kind in row] for row in PREMIUM_LAYOUT])
+#: The premium squares' centres (column, row) on the layout, and which are of the red family.
+_PREMIUM_SITES = np.argwhere(_PREMIUM)[:, ::-1].astype(float)
 _PREMIUM_RED = _RED_LAYOUT[_PREMIUM]
 #: Farthest apart (in squares) two premium squares may lie to start a guess from, and how many
 #: of each blob's nearest blobs are paired with it.
@@ -1827,13 +1827,15 @@ def _similarities(
             # The side a square would have: a premium square's blob spans most of it.
             side = distance[i, j] / reach[pair_a, pair_b]
             fits &= (sides[i] > _BLOB_SIZES[0] * side) & (sides[i] < _BLOB_SIZES[1] * side)
-            for a, b in zip(pair_a[fits], pair_b[fits], strict=True):
-                # The similarity z -> p + (z - a) * (q - p) / (b - a), in complex numbers.
-                step = complex(*(centres[j] - centres[i])) / complex(*(layout[b] - layout[a]))
-                origin = complex(*centres[i]) - step * complex(*layout[a])
-                guesses.append([[step.real, -step.imag, origin.real],
-                                [step.imag, step.real, origin.imag]])
-    return np.array(guesses).reshape(-1, 2, 3)
+            a, b = layout[pair_a[fits]], layout[pair_b[fits]]
+            # The similarities z -> p + (z - a) * (q - p) / (b - a), in complex numbers.
+            step = complex(*(centres[j] - centres[i])) / ((b - a) @ [1, 1j])
+            origin = complex(*centres[i]) - step * (a @ [1, 1j])
+            guesses.append(np.stack([
+                np.stack([step.real, -step.imag, origin.real], axis=1),
+                np.stack([step.imag, step.real, origin.imag], axis=1),
+            ], axis=1))
+    return np.concatenate(guesses) if guesses else np.zeros((0, 2, 3))
 
 
 def _premium_matches(
@@ -1965,7 +1967,8 @@ def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
         placement = _confirmed_placement(image, grey, attempt, placement)
         placement = _second_opinion(looks, attempt, placement)
     else:
-        # No look found a lattice: the last one, on the squares that several looks agree on.
+        # No look found a lattice: the last ones, on the squares that several looks agree
+        # on, then on the premium squares' colours.
         agreed = _agreed_look(image, grey, first_seen)
         if agreed is None:
             agreed = _premium_look(image)
