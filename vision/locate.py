@@ -45,10 +45,12 @@ The grid lines are the one thing every edition shares, so the search uses only t
    both unseen gives way so to the lattice of any other mask.
 8. A placement whose lines are seen poorly on the photo, or whose window's premium squares are
    not where the layout has them, is doubtful: the other looks (grey and colour at the first
-   resolution, grey farther and closer, grey along strokes) are placed too, and one that puts
-   the grid elsewhere (half a square or more off at a corner) and fits the photo clearly
-   better, lines and premium squares together, replaces it.  The search stops at the first
-   look with enough squares, and few squares can make a lattice that bends.
+   resolution, grey farther and closer, grey along strokes, and the premium squares' colours
+   of the very last look below) are placed too, and one that puts the grid elsewhere (half a
+   square or more off at a corner) and fits the photo clearly better, lines and premium
+   squares together, replaces it.  The search stops at the first look with enough squares,
+   and few squares can make a lattice that bends.  A look made during the search that found
+   more squares than the one taken is asked so too.
 
 Boards small in a large photo (squares under 16 px at the first resolution) are searched again
 at twice the resolution.  Where no look finds a lattice, one last look averages the line
@@ -1532,9 +1534,12 @@ def _second_opinion(looks: _Looks, attempt: _Attempt, placement: _Placement) -> 
     """``placement`` (of ``attempt``'s lattice), or, where it is doubtful (its lines seen
     worse than :data:`_DOUBTFUL_LINES` or its premium squares not where the layout has them,
     :data:`_DOUBTFUL_PREMIUM`), the placement of another look at the photo (grey and colour at
-    the first resolution, grey farther and closer, grey along strokes) that puts the grid
-    elsewhere (:data:`_OPINION_APART`) and fits the photo clearly better (lines seen plus
-    premium layout matched, by :data:`_OPINION_MARGIN`).
+    the first resolution, grey farther and closer, grey along strokes, the premium squares'
+    colours: :func:`_premium_look`) that puts the grid elsewhere (:data:`_OPINION_APART`) and
+    fits the photo clearly better (lines seen plus premium layout matched, by
+    :data:`_OPINION_MARGIN`).  Where it is not doubtful, the looks already made that found
+    more empty squares than ``attempt`` are asked the same: squares too small at first call
+    for a closer look, which wins with fewer squares and can find a wrong lattice.
 
     The search stops at the first look whose lattice holds enough squares, and where few of
     the empty squares are found (light lines, blurred, among noise) their lattice can bend:
@@ -1545,30 +1550,45 @@ def _second_opinion(looks: _Looks, attempt: _Attempt, placement: _Placement) -> 
     where the first look's lines, a column of tiles hiding the grid's first line, put the
     window a column off, or where camera motion smears the lines across the rows and a
     lattice of a dozen squares is sheared along them.  The looks already made are not made
-    again; a doubtful placement (about one photo in twenty-five of the benchmark's) costs up
-    to five more.
+    again; a doubtful placement (about one photo in twenty of the benchmark's) costs up to
+    five more and the premium squares' look.
     """
     image, grey = looks.image, looks.grey
     lines, premium = _placement_score(image, placement)
-    if lines >= _DOUBTFUL_LINES and (image.ndim != 3 or premium >= _DOUBTFUL_PREMIUM):
-        return placement
-    others = [(False, WORK_LONG_SIDE, False), (False, int(WORK_LONG_SIDE * _FARTHER), False)]
-    if image.ndim == 3:
-        others.append((True, WORK_LONG_SIDE, False))
-    if max(grey.shape) > WORK_LONG_SIDE:
-        others.append((False, 2 * WORK_LONG_SIDE, False))
-    others.append((False, WORK_LONG_SIDE, True))
+    members = len(attempt.lattice.members)
+    if lines < _DOUBTFUL_LINES or (image.ndim == 3 and premium < _DOUBTFUL_PREMIUM):
+        wanted = [(False, WORK_LONG_SIDE, False), (False, int(WORK_LONG_SIDE * _FARTHER), False)]
+        if image.ndim == 3:
+            wanted.append((True, WORK_LONG_SIDE, False))
+        if max(grey.shape) > WORK_LONG_SIDE:
+            wanted.append((False, 2 * WORK_LONG_SIDE, False))
+        wanted.append((False, WORK_LONG_SIDE, True))
+        others: list[_Attempt | None] = [looks.attempt(*look) for look in wanted]
+        # The very last look's placement too (None stands for it): the premium squares can
+        # place a board whose lines, smeared, no look finds enough of.
+        others.append(None)
+    else:
+        # Not doubtful, but where the search took a closer look with fewer squares than the
+        # first (squares too small at first), the first look's placement is asked too.
+        others = [made for made in looks.made.values()
+                  if len(made.lattice.members) > members]
+        if not others:
+            return placement
     best, best_score = placement, lines + premium
     corners = _photo_corners(placement)
     side = float(np.hypot(*(np.roll(corners, -1, axis=0) - corners).T).mean()) / GRID_SIZE
-    for in_colour, long_side, along_strokes in others:
-        other = looks.attempt(in_colour, long_side, along_strokes)
-        if other.look == attempt.look or len(other.lattice.members) < _MIN_LATTICE_CELLS:
-            continue
-        try:
-            placed = _place(image, other)
-        except BoardNotFound:
-            continue
+    for other in others:
+        if other is None:
+            placed = _premium_look(image)
+            if placed is None:
+                continue
+        else:
+            if other.look == attempt.look or len(other.lattice.members) < _MIN_LATTICE_CELLS:
+                continue
+            try:
+                placed = _place(image, other)
+            except BoardNotFound:
+                continue
         apart = np.hypot(*(_photo_corners(placed) - corners).T).max() / side
         if apart <= _OPINION_APART:
             continue
