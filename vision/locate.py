@@ -1012,6 +1012,29 @@ def _premium_shift(
     return (0, 0) if shift is None else shift
 
 
+#: Where in a square its colour is sampled (its middle and four points around it).
+_SQUARE_POINTS = np.array([[0.5, 0.5], [0.3, 0.3], [0.7, 0.3], [0.3, 0.7], [0.7, 0.7]])
+
+
+def _square_samples(
+    image: np.ndarray,
+    homography: np.ndarray,
+    columns: tuple[int, int],
+    rows: tuple[int, int],
+    scale: float,
+) -> np.ndarray:
+    """The photo's colours at :data:`_SQUARE_POINTS` of each lattice square in ``columns`` and
+    ``rows`` (first included, last not), shaped (rows, columns, points, channels).
+
+    ``homography`` maps the lattice (grid lines at integers) to the work image of ``scale``.
+    """
+    cols, rows_ = np.meshgrid(np.arange(*columns), np.arange(*rows))
+    lattice = np.stack([cols, rows_], axis=-1)[:, :, None, :] + _SQUARE_POINTS
+    work = project(homography, lattice.reshape(-1, 2))
+    points = ((work + 0.5) / scale - 0.5).reshape(*cols.shape, len(_SQUARE_POINTS), 2)
+    return _remap_points(image, points, cv2.BORDER_REPLICATE)
+
+
 def _premium_scores(
     image: np.ndarray,
     homography: np.ndarray,
@@ -1032,14 +1055,9 @@ def _premium_scores(
     the dark deluxe board, near 0 or below where the window's squares are not the grid's.
     """
     (x_low, x_high), (y_low, y_high) = x_range, y_range
-    offsets = np.array([[0.5, 0.5], [0.3, 0.3], [0.7, 0.3], [0.3, 0.7], [0.7, 0.7]])
-    cols, rows = np.meshgrid(np.arange(x_low, GRID_SIZE + x_high),
-                             np.arange(y_low, GRID_SIZE + y_high))
-    lattice = np.stack([cols + x0, rows + y0], axis=-1)[:, :, None, :] + offsets
-    work = project(homography, lattice.reshape(-1, 2))
-    points = ((work + 0.5) / scale - 0.5).reshape(*cols.shape, len(offsets), 2)
-    colours = _remap_points(image, points, cv2.BORDER_REPLICATE).astype(np.float32)
-    colours = median(colours, axis=2)  # a letter's ink does not move a median
+    samples = _square_samples(image, homography, (x0 + x_low, x0 + GRID_SIZE + x_high),
+                              (y0 + y_low, y0 + GRID_SIZE + y_high), scale)
+    colours = median(samples.astype(np.float32), axis=2)  # a letter's ink does not move a median
     shifts = [(dx, dy) for dy in range(y_low, y_high + 1) for dx in range(x_low, x_high + 1)]
     # Every shift's window at once (each one's medians, norms and means are those it has
     # alone, computed along the same axes).
@@ -1576,7 +1594,7 @@ def _second_opinion(looks: _Looks, attempt: _Attempt, placement: _Placement) -> 
             return placement
     best, best_score = placement, lines + premium
     corners = _photo_corners(placement)
-    side = float(np.hypot(*(np.roll(corners, -1, axis=0) - corners).T).mean()) / GRID_SIZE
+    side = _square_side(corners)
     for other in others:
         if other is None:
             placed = _premium_look(image)
@@ -1596,6 +1614,11 @@ def _second_opinion(looks: _Looks, attempt: _Attempt, placement: _Placement) -> 
         if score > best_score + _OPINION_MARGIN:
             best, best_score = placed, score
     return best
+
+
+def _square_side(corners: np.ndarray) -> float:
+    """Mean side of a grid square, in pixels, of the grid with these four corners."""
+    return float(np.hypot(*(np.roll(corners, -1, axis=0) - corners).T).mean()) / GRID_SIZE
 
 
 def _photo_corners(placement: _Placement) -> np.ndarray:
@@ -1782,14 +1805,11 @@ def _premium_families(
     83 moves of the window on 4,800 rendered photos, all right, one lowered this count (from
     13 to 2), while the move two squares off a deluxe board under glare lowered it from 19 to 0.
     """
-    offsets = np.array([[0.5, 0.5], [0.3, 0.3], [0.7, 0.3], [0.3, 0.7], [0.7, 0.7]])
-    cols, rows = np.meshgrid(np.arange(GRID_SIZE), np.arange(GRID_SIZE))
-    lattice = np.stack([cols + x0, rows + y0], axis=-1)[:, :, None, :] + offsets
-    work = project(homography, lattice.reshape(-1, 2))
-    points = ((work + 0.5) / scale - 0.5).reshape(GRID_SIZE, GRID_SIZE, len(offsets), 2)
-    blue, red = _colour_families(_remap_points(image, points, cv2.BORDER_REPLICATE))
-    blue = blue.sum(axis=-1) > len(offsets) // 2
-    red = red.sum(axis=-1) > len(offsets) // 2
+    samples = _square_samples(image, homography, (x0, x0 + GRID_SIZE), (y0, y0 + GRID_SIZE),
+                              scale)
+    blue, red = _colour_families(samples)
+    blue = blue.sum(axis=-1) > len(_SQUARE_POINTS) // 2
+    red = red.sum(axis=-1) > len(_SQUARE_POINTS) // 2
     want_red = _PREMIUM & _RED_LAYOUT
     want_blue = _PREMIUM & ~_RED_LAYOUT
     agree = (want_red & red).sum() + (want_blue & blue).sum()
@@ -2016,7 +2036,7 @@ def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
     )
     if not inside.all():
         raise BoardNotFound(f"the grid found runs far outside the image: {corners.tolist()}")
-    side = np.hypot(*(np.roll(corners, -1, axis=0) - corners).T).mean() / GRID_SIZE
+    side = _square_side(corners)
     return BoardLocation(
         corners=corners,
         homography=image_to_grid(corners),
@@ -2056,7 +2076,7 @@ def check_corners(image: np.ndarray, corners: np.ndarray | list) -> float:
         raise TypeError("image must be a uint8 BGR or grey numpy array")
     corners = as_corners(corners)
     to_image = grid_to_image(corners)
-    side = float(np.hypot(*(np.roll(corners, -1, axis=0) - corners).T).mean()) / GRID_SIZE
+    side = _square_side(corners)
     # Profiles 0.4 square long in steps of a sixtieth of a square (never under a pixel); the
     # ridge compares each point with the points 4 steps (about a line width) either side.
     step = max(1.0 / 60.0, 1.0 / max(side, 1e-6))
