@@ -577,6 +577,11 @@ def missed_tiles(
             and _of_tiles_size(glyph, typical)
             and light >= MISSED_FACE * face
         ]
+        if like_a_letter is not None:
+            new += _washed_letters(finder, [
+                square for square, glyph, light in zip(empty, found, brightness, strict=True)
+                if glyph is None and light >= max(MISSED_FACE * face, CLIPPED_FACE)
+            ], turns, typical, like_a_letter)
         # A line running across the board (a folding board's hinge) is no letter.
         across = finder.lines_across([square for square, _ in new], turns)
         new = [letter for letter, line in zip(new, across, strict=True) if not line]
@@ -589,6 +594,42 @@ def missed_tiles(
         missed += new
         lettered = [square for square, _ in new]
     return sorted(missed)
+
+
+#: A square whose middle is at least this bright (grey 0..255, as
+#: :meth:`GlyphFinder.face_brightness` measures it) is clipped at white, or nearly: glare there
+#: may have washed a letter out by more than the face's brightness tells
+#: (:func:`_washed_letters`).
+CLIPPED_FACE = 240.0
+
+
+def _washed_letters(
+    finder: GlyphFinder, squares: list[tuple[int, int]], turns: int, typical_height: float,
+    like_a_letter: Callable[[list[Glyph]], np.ndarray],
+) -> list[tuple[tuple[int, int], Glyph]]:
+    """The letters of the tiles' size that a classifier finds like a letter on ``squares``
+    (taken for empty, clipped at white or nearly, :data:`CLIPPED_FACE`, and showing no letter)
+    once their contrast is raised as :func:`faint_letters` raises a bare tile's.
+
+    Glare on a face that is light already cannot brighten it by the factor it washes the
+    letter out (it is clipped at white): :func:`glare_gains` raises such a letter by 1.2 when
+    it needs 3 (a deluxe board's cream tiles under a lamp, I R K at 0.14 to 0.18 of contrast
+    with their faces, were read as empty squares).  Only squares near white are looked at so:
+    on 600 rendered photos the letters so found on darker squares (103 and 139 bright, a
+    premium label's print and a board's grain) were false, those on squares of 252 to 255 all
+    true.  A board's grain or a label raised with a letter is no letter of the tiles' size
+    that a classifier knows."""
+    if not squares:
+        return []
+    peaks = finder.ink_peaks(squares, turns)
+    gains = np.minimum(FAINT_PEAK / np.maximum(peaks, 1e-6), FAINT_GAIN_MAX)
+    gains[peaks < FAINT_FLOOR] = 1.0  # no ink to raise: a blank or the bare board
+    letters = _tile_letters_raised(finder, squares, gains, turns, typical_height)
+    if not letters:
+        return []
+    like = like_a_letter(list(letters.values()))
+    return [(square, glyph) for (square, glyph), yes in zip(letters.items(), like, strict=True)
+            if yes]
 
 
 #: A tile whose face is brighter than the lettered tiles' typical face by at least this
