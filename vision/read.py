@@ -160,12 +160,26 @@ class BoardReading:
           the camera still, let it focus, and take the photo again']
         >>> replace(reading, motion_blur=0.05).warnings()
         []
+
+        A tile apart from the others, as no game leaves one:
+
+        >>> board = ["." * 15] * 15
+        >>> board[7], board[12] = "......CAT......", "..Q............"
+        >>> replace(reading, board=board, motion_blur=0.0).warnings()  # doctest: +ELLIPSIS
+        ['1 of the tiles read is not joined to the centre square through other tiles, ...']
         """
+        found = []
         if self.motion_blur >= MOTION_WARNING:
-            return [f"the photo is blurred (a smear of {self.motion_blur:.2f} of a square): "
-                    f"letters may be misread; hold the camera still, let it focus, and take "
-                    f"the photo again"]
-        return []
+            found.append(f"the photo is blurred (a smear of {self.motion_blur:.2f} of a "
+                         f"square): letters may be misread; hold the camera still, let it "
+                         f"focus, and take the photo again")
+        apart = tiles_apart(self.board)
+        if apart:
+            found.append(
+                f"{apart} of the tiles read {'is' if apart == 1 else 'are'} not joined to the "
+                f"centre square through other tiles, as every tile of a game is: a tile may be "
+                f"missed, or seen where there is none; check the board")
+        return found
 
     def to_json(self) -> dict:
         """The reading as plain JSON types."""
@@ -175,6 +189,31 @@ class BoardReading:
             "confidence": [[round(float(c), 3) for c in row] for row in self.confidence],
             "seconds": round(self.seconds, 4),
         }
+
+
+def tiles_apart(board: Sequence[str]) -> int:
+    """How many tiles of ``board`` (15 rows, ``.`` empty) are not joined to the centre square
+    through tiles beside each other: all of them when the centre is empty.
+
+    A game's first word covers the centre and every later one joins the words already there,
+    so a position of a game has none; a tile read where there is none (glare, a label's
+    print), or one missed in a word, leaves some apart.
+
+    >>> board = ["." * 15] * 15
+    >>> board[7] = "......CAT......"
+    >>> tiles_apart(board)
+    0
+    >>> board[7] = "......CA.S....."
+    >>> board[2] = ".....Q........."
+    >>> tiles_apart(board)
+    2
+    """
+    tiles = np.array([[ch != "." for ch in row] for row in board], np.uint8)
+    if not tiles.any():
+        return 0
+    _, labels = cv2.connectedComponents(tiles, connectivity=4)
+    centre = labels[SIZE // 2, SIZE // 2] if tiles[SIZE // 2, SIZE // 2] else -1
+    return int((tiles.astype(bool) & (labels != centre)).sum())
 
 
 def check_image(image: object) -> np.ndarray:
