@@ -2019,12 +2019,13 @@ def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
             if attempt.cells_found < _MIN_LATTICE_CELLS:
                 raise BoardNotFound(
                     f"no grid of squares found: {attempt.cells_found} square-like regions in a "
-                    f"{width}x{height} image"
+                    f"{width}x{height} image, and no layout of premium squares in its colours"
                 )
             raise BoardNotFound(
                 f"no grid of squares found: at most {len(lattice.members)} of "
                 f"{attempt.cells_found} square-like regions lie on one lattice (need "
-                f"{_MIN_LATTICE_CELLS}) in a {width}x{height} image"
+                f"{_MIN_LATTICE_CELLS}) in a {width}x{height} image, and no layout of premium "
+                f"squares in its colours"
             )
         placement = agreed
     corners = _photo_corners(placement)
