@@ -654,10 +654,9 @@ def _washed_letters(
     letter out (it is clipped at white): :func:`glare_gains` raises such a letter by 1.2 when
     it needs 3 (a deluxe board's cream tiles under a lamp, I R K at 0.14 to 0.18 of contrast
     with their faces, were read as empty squares).  Only squares near white are looked at so:
-    on 600 rendered photos the letters so found on darker squares (103 and 139 bright, a
-    premium label's print and a board's grain) were false, those on squares of 252 to 255 all
-    true.  A board's grain or a label raised with a letter is no letter of the tiles' size
-    that a classifier knows."""
+    on the 1,200 rendered photos of seeds 15, 16, 19 and 20 (``bench/eval_rendered.py``), the 5
+    letters so found on darker squares (103 to 221 bright: premium labels' print, a board's
+    grain) were all false, the 10 on squares 252 to 255 bright all tiles."""
     if not squares:
         return []
     peaks = finder.ink_peaks(squares, turns)
