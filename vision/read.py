@@ -504,15 +504,29 @@ def faint_letters(
     bare = [sq for sq, g in zip(squares, glyphs, strict=True) if g is None]
     if len(heights) < 3 or len(bare) <= blanks:
         return {}
-    peaks = finder.ink_peaks(bare, turns)
+    return dict(_letters_raised_to_peak(finder, bare, turns, float(median(heights)),
+                                        like_a_letter))
+
+
+def _letters_raised_to_peak(
+    finder: GlyphFinder, squares: list[tuple[int, int]], turns: int, typical_height: float,
+    like_a_letter: Callable[[list[Glyph]], np.ndarray],
+) -> list[tuple[tuple[int, int], Glyph]]:
+    """The letters of the tiles' size (``typical_height`` the tiles' typical letter's) that
+    a classifier finds like a letter on ``squares`` once each one's contrast is raised until
+    its darkest strokes reach :data:`FAINT_PEAK` (by at most :data:`FAINT_GAIN_MAX`; squares
+    with no ink to raise, below :data:`FAINT_FLOOR`, as they are)."""
+    if not squares:
+        return []
+    peaks = finder.ink_peaks(squares, turns)
     gains = np.minimum(FAINT_PEAK / np.maximum(peaks, 1e-6), FAINT_GAIN_MAX)
-    gains[peaks < FAINT_FLOOR] = 1.0  # no ink to raise
-    letters = _tile_letters_raised(finder, bare, gains, turns, float(median(heights)))
+    gains[peaks < FAINT_FLOOR] = 1.0  # no ink to raise: a blank, or the bare board
+    letters = _tile_letters_raised(finder, squares, gains, turns, typical_height)
     if not letters:
-        return {}
+        return []
     like = like_a_letter(list(letters.values()))
-    return {square: glyph for (square, glyph), yes in zip(letters.items(), like, strict=True)
-            if yes}
+    return [(square, glyph) for (square, glyph), yes in zip(letters.items(), like, strict=True)
+            if yes]
 
 
 #: Each square's premium type, as :data:`scorer.squares.PREMIUM_LAYOUT` names it.
@@ -646,9 +660,9 @@ def _washed_letters(
     finder: GlyphFinder, squares: list[tuple[int, int]], turns: int, typical_height: float,
     like_a_letter: Callable[[list[Glyph]], np.ndarray],
 ) -> list[tuple[tuple[int, int], Glyph]]:
-    """The letters of the tiles' size that a classifier finds like a letter on ``squares``
-    (taken for empty, clipped at white or nearly, :data:`CLIPPED_FACE`, and showing no letter)
-    once their contrast is raised as :func:`faint_letters` raises a bare tile's.
+    """The letters found on ``squares`` (taken for empty, clipped at white or nearly,
+    :data:`CLIPPED_FACE`, and showing no letter) once their contrast is raised as
+    :func:`faint_letters` raises a bare tile's (:func:`_letters_raised_to_peak`).
 
     Glare on a face that is light already cannot brighten it by the factor it washes the
     letter out (it is clipped at white): :func:`glare_gains` raises such a letter by 1.2 when
@@ -657,17 +671,7 @@ def _washed_letters(
     on the 1,200 rendered photos of seeds 15, 16, 19 and 20 (``bench/eval_rendered.py``), the 5
     letters so found on darker squares (103 to 221 bright: premium labels' print, a board's
     grain) were all false, the 10 on squares 252 to 255 bright all tiles."""
-    if not squares:
-        return []
-    peaks = finder.ink_peaks(squares, turns)
-    gains = np.minimum(FAINT_PEAK / np.maximum(peaks, 1e-6), FAINT_GAIN_MAX)
-    gains[peaks < FAINT_FLOOR] = 1.0  # no ink to raise: a blank or the bare board
-    letters = _tile_letters_raised(finder, squares, gains, turns, typical_height)
-    if not letters:
-        return []
-    like = like_a_letter(list(letters.values()))
-    return [(square, glyph) for (square, glyph), yes in zip(letters.items(), like, strict=True)
-            if yes]
+    return _letters_raised_to_peak(finder, squares, turns, typical_height, like_a_letter)
 
 
 #: A tile whose face is brighter than the lettered tiles' typical face by at least this
