@@ -136,7 +136,8 @@ def test_read_checks_words_with_the_games_own_list(tmp_path, capsys):
 
 
 #: A position for rendered photos: words across the middle of the board.
-POSITION = ["." * 15] * 5 + ["....QUIXOTE....", ".......N.......", "...JAB..BOWER..",
+#: Every tile joined to the centre square, as in a game (``read`` warns of tiles apart).
+POSITION = ["." * 15] * 5 + ["....QUIXOTE....", ".......N.......", "...JABNOBOWER..",
                              ".......FIZ.....", ".......A.......", "....HEWING.....",
                              ".......L.......", "..............."] + ["." * 15] * 2
 

@@ -63,10 +63,10 @@ The very last looks past the lines altogether, at the premium squares' red and b
 colour photo, the layout is matched to the blobs of those colours (:func:`_premium_look`).
 
 >>> import numpy as np
->>> locate_board(np.zeros((120, 160, 3), np.uint8))
+>>> locate_board(np.zeros((120, 160, 3), np.uint8))  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-vision.locate.BoardNotFound: no grid of squares found: 0 square-like regions in a 160x120 image
+vision.locate.BoardNotFound: no grid of squares found: 0 square-like regions in a 160x120 ...
 """
 
 from __future__ import annotations
