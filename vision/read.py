@@ -168,7 +168,7 @@ class BoardReading:
         >>> replace(reading, board=board, motion_blur=0.0).warnings()  # doctest: +ELLIPSIS
         ['1 of the tiles read is not joined to the centre square through other tiles, ...']
         """
-        found = []
+        found: list[str] = []
         if self.motion_blur >= MOTION_WARNING:
             found.append(f"the photo is blurred (a smear of {self.motion_blur:.2f} of a "
                          f"square): letters may be misread; hold the camera still, let it "
@@ -604,7 +604,8 @@ def missed_tiles(
     in their middle, on a face at least about as bright as the tiles' faces, with that letter
     (squares in the upright board's terms, like ``squares``).  On a premium square the letter
     may be its label's: there it must be ``like_a_letter`` (without it, premium squares are
-    left alone)."""
+    left alone).  With ``like_a_letter``, squares that glare has clipped to white are looked at
+    once more with their contrast raised to a letter's (:func:`_washed_letters`)."""
     lettered = [sq for sq, g in zip(squares, glyphs, strict=True) if g is not None]
     heights = [g.height for g in glyphs if g is not None]
     if len(heights) < 3:
