@@ -229,6 +229,18 @@ def test_no_blank_is_made_up_where_words_are_valid_or_either_end_would_do() -> N
     assert missed_blanks(board((7, 6, "CAT")), lexicon) == []
 
 
+def test_a_blank_joining_two_pieces_into_one_word_wins_over_one_lengthening_a_piece() -> None:
+    """CADENT with its E a blank that glare washed out: NT mends at either end (CAD?NT, NT?),
+    but only the blank between the pieces makes one word of both."""
+    from vision.wordcheck import missed_blanks
+
+    lexicon = Lexicon.from_words(["CAD", "CADENT", "NTH"])
+    assert missed_blanks(board((7, 3, "CAD"), (7, 7, "NT")), lexicon) == [(7, 6)]
+    # Alone, NT still settles nothing: a blank could stand at either end.
+    lexicon = Lexicon.from_words(["ANT", "NTH"])
+    assert missed_blanks(board((7, 7, "NT")), lexicon) == []
+
+
 def test_misread_letters_spread_over_crossing_words_are_mended_together() -> None:
     """FLEY (its L a blank) read F?FY: the E was read F, as was the E of VENAE crossing it,
     whose last E is also in JOES.  Mending FLEY alone fails (VE?AF stays no word), and so did

@@ -450,7 +450,8 @@ def missed_blanks(
     its first or last letter (KOSH for SKOSH).  An empty square at either end of a word not in
     the dictionary is taken for a blank when a blank there makes every word through it valid,
     and leaves fewer words on the board invalid; a word that could be mended so at both its
-    ends settles nothing.
+    ends settles nothing, unless only one of the two joins it to the next piece of its line
+    into one word (CAD NT: a blank between them makes CADENT; one after NT, NTH).
 
     >>> lex = Lexicon.from_words(["SKOSH", "SO"])
     >>> rows = ["." * 15 for _ in range(15)]
@@ -473,10 +474,23 @@ def missed_blanks(
                    if 0 <= end[0] < SIZE and 0 <= end[1] < SIZE
                    and rows[end[0]][end[1]] == EMPTY
                    and _blank_mends(rows, end, lexicon, alphabet, len(invalid))]
+        if len(fitting) == 2:
+            # A blank between two pieces of the line that joins them into one valid word is
+            # far likelier than a short piece that a letter at its other end happens to make
+            # a word of (CAD NT: CADENT, not NTH).
+            joining = [end for end, out in zip(ends, (-1, 1), strict=True)
+                       if _tile_at(rows, (end[0] + out * step[0], end[1] + out * step[1]))]
+            if len(joining) == 1:
+                fitting = joining
         if len(fitting) == 1 and fitting[0] not in found:
             found.append(fitting[0])
     return found if len(found) <= budget else []
 
+
+
+def _tile_at(rows: Sequence[str], square: Square) -> bool:
+    """Whether ``square`` lies on the board and holds a tile."""
+    return 0 <= square[0] < SIZE and 0 <= square[1] < SIZE and rows[square[0]][square[1]] != EMPTY
 
 
 def _blank_mends(rows: Sequence[str], square: Square, lexicon: Lexicon,
