@@ -487,7 +487,6 @@ def missed_blanks(
     return found if len(found) <= budget else []
 
 
-
 def _tile_at(rows: Sequence[str], square: Square) -> bool:
     """Whether ``square`` lies on the board and holds a tile."""
     return 0 <= square[0] < SIZE and 0 <= square[1] < SIZE and rows[square[0]][square[1]] != EMPTY
