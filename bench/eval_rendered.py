@@ -33,13 +33,18 @@ error (one letter read as another) or a *blank* error (a blank read as a letter 
 blank).  Per-square error is squares wrong / squares; a board is perfect with no square wrong.
 The table breaks the results down by edition, game stage, camera tilt and blur.
 
+``--save-readings FILE`` also keeps every reading (before the word check) with its photo's
+case and true corners, so that ``bench/replay_wordcheck.py`` can score the word check again
+from them in minutes instead of reading every photo again.
+
 ``--speed RUNS`` instead times cold reads of the real game's 1920x1080 frame (as
 ``bench/bench_letters.py`` makes it) in fresh single-threaded processes, reporting the CPU time
 of the process, that of its Tesseract children, and wall time.
 
 Usage: ``.venv/bin/python bench/eval_rendered.py [--count 300] [--seed 1]
 [--editions green,red,classic,deluxe,green_print] [--size 1280x720] [--show-errors]
-[--progress] [--only N,N,...] [--save DIR] [--speed RUNS] [--tesseract-alone]``
+[--progress] [--only N,N,...] [--save DIR] [--save-readings FILE] [--speed RUNS]
+[--tesseract-alone]``
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import pickle
 import statistics
 import sys
 import time
@@ -234,6 +240,38 @@ def score(case: Case, reading: BoardReading | None, seconds: float,
     return outcome
 
 
+@dataclass(frozen=True)
+class SavedReading:
+    """One photo's reading before the word check (None: no grid found), kept to score again."""
+
+    case: Case
+    mode: str
+    reading: BoardReading | None
+    seconds: float
+    true_corners: np.ndarray
+
+
+def save_readings(path: Path, readings: Sequence[SavedReading]) -> None:
+    """Write the readings of one run: a pickle of plain dicts and the library's own types
+    (this script's classes are ``__main__``'s when it runs, so they are not pickled)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    records = [{"case": vars(r.case), "mode": r.mode, "reading": r.reading,
+                "seconds": r.seconds, "true_corners": r.true_corners} for r in readings]
+    with path.open("wb") as out:
+        pickle.dump(records, out, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def load_readings(path: Path) -> list[SavedReading]:
+    """The readings :func:`save_readings` wrote (only files of one's own runs: a pickle)."""
+    with path.open("rb") as saved:
+        records = pickle.load(saved)
+    try:
+        return [SavedReading(Case(**r["case"]), r["mode"], r["reading"], r["seconds"],
+                             r["true_corners"]) for r in records]
+    except (TypeError, KeyError) as exc:
+        raise ValueError(f"{path}: not readings saved by bench/eval_rendered.py ({exc})") from exc
+
+
 @dataclass
 class Tally:
     """Outcomes of one way of reading."""
@@ -262,9 +300,11 @@ def header() -> str:
 
 def evaluate(count: int, seed: int, editions: Sequence[str], size: tuple[int, int],
              progress: bool = False, only: set[int] | None = None,
-             save: Path | None = None, tesseract_alone: bool = False) -> dict[str, Tally]:
+             save: Path | None = None, tesseract_alone: bool = False,
+             readings: list[SavedReading] | None = None) -> dict[str, Tally]:
     """Render and read ``count`` photos both ways (of them only the numbers in ``only``, when
-    given; each photo also written to ``save`` as ``N.png``); returns the tallies by mode."""
+    given; each photo also written to ``save`` as ``N.png``, each reading appended to
+    ``readings``); returns the tallies by mode."""
     modes = MODES + (("Tesseract alone",) if tesseract_alone else ())
     tallies = {mode: Tally() for mode in modes}
     lexicon = Lexicon.default()
@@ -283,6 +323,8 @@ def evaluate(count: int, seed: int, editions: Sequence[str], size: tuple[int, in
             profiles[key] = calibration_profile(*key, size)
         for mode, profile in (("uncalibrated", None), ("calibrated", profiles[key])):
             reading, seconds = read(photo.image, profile)
+            if readings is not None:
+                readings.append(SavedReading(case, mode, reading, seconds, photo.corners))
             tallies[mode].outcomes.append(score(case, reading, seconds, photo.corners))
             checked = None if reading is None else check_reading(reading, lexicon, tiles)
             tallies[f"{mode} + words"].outcomes.append(
@@ -453,6 +495,8 @@ def main() -> int:
                              "numbers them), to look into them")
     parser.add_argument("--save", type=Path, metavar="DIR",
                         help="also write each photo read to DIR/N.png")
+    parser.add_argument("--save-readings", type=Path, metavar="FILE",
+                        help="also keep every reading in FILE, for bench/replay_wordcheck.py")
     parser.add_argument("--speed", type=int, metavar="RUNS", default=0,
                         help="only time cold reads of a real 1920x1080 photo, RUNS times")
     parser.add_argument("--tesseract-alone", action="store_true",
@@ -466,8 +510,11 @@ def main() -> int:
     editions = [e.strip() for e in args.editions.split(",") if e.strip()]
     started = time.perf_counter()
     only = {int(n) for n in args.only.split(",") if n.strip()} or None
+    readings: list[SavedReading] | None = [] if args.save_readings else None
     tallies = evaluate(args.count, args.seed, editions, size, progress=args.progress, only=only,
-                       save=args.save, tesseract_alone=args.tesseract_alone)
+                       save=args.save, tesseract_alone=args.tesseract_alone, readings=readings)
+    if args.save_readings and readings is not None:
+        save_readings(args.save_readings, readings)
     print(f"{args.count} rendered photos {args.size}, seed {args.seed}, editions "
           f"{', '.join(editions)}, tilt up to 35 degrees")
     print(report(tallies, args.show_errors))

@@ -37,8 +37,13 @@ def tallies():
     cv2.setNumThreads(1)
     evaluation = _evaluation()
     return evaluation, evaluation.evaluate(
-        12, seed=3, editions=("green", "red", "classic"), size=(1280, 720), tesseract_alone=True
+        12, seed=3, editions=("green", "red", "classic"), size=(1280, 720), tesseract_alone=True,
+        readings=SAVED,
     )
+
+
+#: The readings the evaluation above keeps (``--save-readings``), before the word check.
+SAVED: list = []
 
 
 def _errors(outcomes) -> dict[str, int]:
@@ -444,3 +449,33 @@ def test_an_empty_premium_square_under_glare_is_no_blank(monkeypatch):
     monkeypatch.setattr(vision.read, "GLARE_TINT", 10.0)  # no tint tells
     untinted = read_board(photo.image, None, "en")
     assert untinted.board[12][2] == "?", untinted.board
+
+
+def test_saved_readings_score_as_the_evaluation_did(tallies, tmp_path):
+    """``bench/replay_wordcheck.py`` scores the kept readings, word check included, exactly as
+    the evaluation that read them: a word check change measured there is measured right."""
+    evaluation, result = tallies
+    path = tmp_path / "readings.pkl"
+    evaluation.save_readings(path, SAVED)
+    spec = importlib.util.spec_from_file_location(
+        "replay_wordcheck", BENCH.parent / "replay_wordcheck.py")
+    assert spec is not None and spec.loader is not None
+    replay = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(replay)
+    per_file, _ = replay.replay([path])
+    replayed = per_file[path]
+    assert set(replayed) == {"uncalibrated", "uncalibrated + words", "calibrated",
+                             "calibrated + words"}
+    for mode, tally in replayed.items():
+        assert [(o.case.number, dict(o.errors), o.wrong) for o in tally.outcomes] == [
+            (o.case.number, dict(o.errors), o.wrong) for o in result[mode].outcomes], mode
+
+
+def test_a_file_of_something_else_is_refused_with_its_name(tmp_path):
+    import pickle
+
+    evaluation = _evaluation()
+    path = tmp_path / "other.pkl"
+    path.write_bytes(pickle.dumps([{"board": []}]))
+    with pytest.raises(ValueError, match="other.pkl: not readings saved"):
+        evaluation.load_readings(path)
