@@ -294,20 +294,28 @@ def digit_votes(glyphs: list[Glyph | None]) -> np.ndarray:
     return votes
 
 
-def orientation_from_digits(glyphs: list[Glyph | None]) -> tuple[int, float]:
-    """Quarter turns that bring the point-value digits to the tiles' lower right, with the
-    share of digits that agree (0 when none was seen); see :func:`digit_votes`.
+#: Digits that must agree on one turn before the digits count at all: a small, blurred board
+#: shows few real digits, while noise passes for one here and there (on rendered photo 292 of
+#: seed 15, two such "digits" for the wrong turn outweighed Tesseract's clear preference).
+DIGITS_AGREEING = 3
+
+
+def digit_shares(glyphs: list[Glyph | None]) -> np.ndarray:
+    """For each quarter turn, the share of the glyphs whose digit then sits at the lower right
+    (:func:`digit_votes`); all zero unless at least :data:`DIGITS_AGREEING` agree on a turn.
 
     >>> from vision.letters import Glyph
-    >>> g = Glyph(np.zeros((24, 24), np.float32), np.zeros((1, 1), np.uint8), 0.5, (0.3, -0.3))
-    >>> orientation_from_digits([g, g, None])  # digits at the upper right: turn 3 times
-    (3, 1.0)
+    >>> def g(digit): return Glyph(np.zeros((24, 24), np.float32), np.zeros((1, 1)), 0.5, digit)
+    >>> digit_shares([g((0.3, 0.3))] * 3 + [g(None)]).tolist()
+    [0.75, 0.0, 0.0, 0.0]
+    >>> digit_shares([g((0.3, 0.3))] * 2 + [g((0.3, -0.3))] + [g(None)]).tolist()
+    [0.0, 0.0, 0.0, 0.0]
     """
-    votes = digit_votes(glyphs)
-    if votes.sum() == 0:
-        return 0, 0.0
-    best = int(np.argmax(votes))
-    return best, float(votes[best] / votes.sum())
+    found = [g for g in glyphs if g is not None]
+    votes = digit_votes(found)
+    if not found or votes.max() < DIGITS_AGREEING:
+        return np.zeros(4)
+    return votes / len(found)
 
 
 def find_orientation(
@@ -407,9 +415,10 @@ def orientation_scores(
 ) -> np.ndarray:
     """The uncalibrated evidence for each candidate turn: Tesseract's mean confidence on a
     sample of glyphs turned so (when given), the letters' lean (:func:`orientation_votes`)
-    and the share of glyphs whose point-value digit then sits at the lower right."""
+    and the share of glyphs whose point-value digit then sits at the lower right, where enough
+    digits agree (:func:`digit_shares`)."""
     _, lean = orientation_votes(found)
-    digits = digit_votes(found) / len(found)
+    digits = digit_shares(found)
     scores = np.array([LEAN_WEIGHT * lean[k] + DIGIT_WEIGHT * digits[k] for k in candidates])
     if tesseract is not None:
         sample = _sample(found, ORIENTATION_SAMPLE)
