@@ -241,6 +241,26 @@ def test_a_blank_joining_two_pieces_into_one_word_wins_over_one_lengthening_a_pi
     assert missed_blanks(board((7, 7, "NT")), lexicon) == []
 
 
+def test_a_blank_between_two_pieces_is_found_before_a_letter_mends_a_piece() -> None:
+    """ARGOTIC across with its O a blank read as an empty square (rendered photo 128 of seed
+    15): ARG is no word, but its G read as a C makes ARC, and the letters were mended first,
+    leaving ARC TIC, both words, and no blank to find.  The blank that joins the pieces into
+    one word is found first."""
+    lexicon = Lexicon.from_words(["ARGOTIC", "ARC", "TIC"])
+    rows = board((7, 3, "ARG"), (7, 7, "TIC"))
+    reading = BoardReading(board=rows, corners=np.zeros((4, 2), np.float32),
+                           confidence=np.full((15, 15), 0.9), seconds=0.0,
+                           sources={(7, c): "classifier" for c in (3, 4, 5, 7, 8, 9)},
+                           likeliest={(7, 5): ("G", "C", "O")},
+                           likeness={(7, 5): (0.83, 0.60, 0.39)})
+    checked = check_reading(reading, lexicon, TileSet.named("en"))
+    assert checked.board[7][3:10] == "ARG?TIC"
+    assert checked.sources[(7, 6)] == "dictionary"
+    # With the set's blanks all on the board already, the letter is mended as before.
+    spent = replace(reading, board=board((7, 3, "ARG"), (7, 7, "TIC"), (12, 0, "?"), (12, 5, "?")))
+    assert check_reading(spent, lexicon, TileSet.named("en")).board[7][3:10] == "ARC.TIC"
+
+
 def test_misread_letters_spread_over_crossing_words_are_mended_together() -> None:
     """FLEY (its L a blank) read F?FY: the E was read F, as was the E of VENAE crossing it,
     whose last E is also in JOES.  Mending FLEY alone fails (VE?AF stays no word), and so did

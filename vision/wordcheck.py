@@ -42,8 +42,12 @@ solved over the whole alphabet, valid words or not, and takes the dictionary's l
 is unique; otherwise it stays ``?`` with its low confidence.
 
 A blank tile can also pass for an empty square, on boards whose squares are of the tiles'
-colour.  After the letters, an empty square at the end of a word still invalid becomes a blank
-where that makes every word through it valid (:func:`missed_blanks`), within the set's blanks.
+colour.  Before the letters are mended, an empty square between two pieces of a line, one of
+them no word, becomes a blank where that joins them into one word of five letters or more and
+makes every word through it valid (:func:`blanks_joining`): mended first, the piece would
+become a word of its own by a misread letter.  After the letters, an empty square at the end
+of a word still invalid becomes a blank where that makes every word through it valid
+(:func:`missed_blanks`); both within the set's blanks.
 
 The reverse happens on premium squares: their label's print, lightened by glare, can pass for
 a tile whose letter is like no letter, lengthening a word into one that is no word.  Such a
@@ -116,6 +120,11 @@ MOST_IN_A_WORD = 3
 #: Sets of changes tried for one word before it is left as read (a photo read badly
 #: throughout offers many).
 MOST_TRIED = 5000
+#: Letters of a word, blank included, that two pieces of a line must make for a blank between
+#: them to be found before the letters are mended (:func:`blanks_joining`): a shorter word
+#: with one letter free fits misread letters too often (F IL read for a column of misread
+#: letters made FAIL; T KE, TAKE).
+JOINED_AT_LEAST = 5
 #: Glyphs of letters in valid words from which the photo's own letters are learnt
 #: (:func:`learnt_from_the_photo`)...
 LEARNT_FROM_AT_LEAST = 5
@@ -487,6 +496,66 @@ def missed_blanks(
     return found if len(found) <= budget else []
 
 
+def blanks_joining(
+    rows: Sequence[str], lexicon: Lexicon,
+    alphabet: Sequence[str] | TileSet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ", budget: int = 2,
+) -> list[Square]:
+    """Empty squares between two pieces of a line, one of them no word, where a blank joins
+    the pieces into one word and makes every word through it valid: blanks the photo did
+    not show, found before any letter is mended.
+
+    Mending letters first would make a word of the invalid piece by a letter of its own
+    (ARG TIC, the O of ARGOTIC a blank read as an empty square: ARG became ARC), and leave
+    :func:`missed_blanks` nothing to find.
+
+    >>> lex = Lexicon.from_words(["ARGOTIC", "ARC", "TIC"])
+    >>> rows = ["." * 15 for _ in range(15)]
+    >>> rows[7] = "......ARG.TIC.."
+    >>> blanks_joining(rows, lex)
+    [(7, 9)]
+    >>> rows[7] = "......ARC.TIC.."                  # two words a square apart
+    >>> blanks_joining(rows, lex)
+    []
+    >>> lex = Lexicon.from_words(["FAIL", "FOIL"])
+    >>> rows[7] = "......F.IL....."                  # a word of four: too easily fitted
+    >>> blanks_joining(rows, lex)
+    []
+    """
+    if budget <= 0:
+        return []
+    check = _BoardCheck(rows, lexicon, alphabet)
+    invalid = {tuple(word) for word in check.words if not check.valid(word)}
+    if not invalid:
+        return []
+    found: list[Square] = []
+    for r, c in itertools.product(range(SIZE), range(SIZE)):
+        if rows[r][c] != EMPTY:
+            continue
+        for dr, dc in ((0, 1), (1, 0)):
+            before = _word_from(check, (r - dr, c - dc), (dr, dc))
+            after = _word_from(check, (r + dr, c + dc), (dr, dc))
+            if (before is None or after is None or not ({before, after} & invalid)
+                    or len(before) + 1 + len(after) < JOINED_AT_LEAST
+                    or not _blank_mends(rows, (r, c), lexicon, alphabet, len(invalid))):
+                continue
+            found.append((r, c))
+            break
+    return found if len(found) <= budget else []
+
+
+def _word_from(check: _BoardCheck, square: Square, step: Square) -> tuple[Square, ...] | None:
+    """The word along ``step`` (across or down) through ``square``: a single tile's square
+    alone, None where the square holds no tile."""
+    if not (0 <= square[0] < SIZE and 0 <= square[1] < SIZE) or check.letter(square) == EMPTY:
+        return None
+    for index in check.through.get(square, []):
+        word = check.words[index]
+        if word[0][0] + step[0] * (len(word) - 1) == word[-1][0] and (
+                word[0][1] + step[1] * (len(word) - 1) == word[-1][1]):
+            return tuple(word)
+    return (square,)
+
+
 def _tile_at(rows: Sequence[str], square: Square) -> bool:
     """Whether ``square`` lies on the board and holds a tile."""
     return 0 <= square[0] < SIZE and 0 <= square[1] < SIZE and rows[square[0]][square[1]] != EMPTY
@@ -578,6 +647,13 @@ def check_reading(reading: BoardReading, lexicon: Lexicon, tileset: TileSet) -> 
         for r, c in strays:
             cleared[r][c] = EMPTY
         reading = replace(reading, board=["".join(row) for row in cleared])
+    joined = blanks_joining(reading.board, lexicon, tileset, tileset.counts.get(BLANK, 0) - sum(
+        row.count(BLANK) for row in reading.board) + len(unread))
+    if joined:
+        board = [list(row) for row in reading.board]
+        for r, c in joined:
+            board[r][c] = BLANK
+        reading = replace(reading, board=["".join(row) for row in board])
     rows, _ = correct_words(reading.board, reading.confidence, lexicon, tileset, unread,
                             reading.likeliest, reading.likeness)
     learnt = learnt_from_the_photo(rows, reading, lexicon, tileset)
