@@ -228,6 +228,11 @@ def _distance_to(scaled: np.ndarray, looks: np.ndarray) -> np.ndarray:
     return distance
 
 
+#: More squares than any tile set has tiles (100 to 104) cannot all hold one: a look found
+#: on so many is the board's own (a dark board's plain squares, lightened by glare).
+MOST_TILES = 110
+
+
 def _plausible_tiles(occupied: np.ndarray) -> bool:
     """Whether a set of squares could be the tiles of a game.
 
@@ -239,7 +244,8 @@ def _plausible_tiles(occupied: np.ndarray) -> bool:
     count = int(occupied.sum())
     plain = int((occupied & _PLAIN).sum())
     premium = count - plain
-    return plain >= 1 and premium >= 1 and plain >= 0.3 * count and premium >= 0.05 * count
+    return (plain >= 1 and premium >= 1 and plain >= 0.3 * count and premium >= 0.05 * count
+            and count <= MOST_TILES)
 
 
 def _capped_cost(distance: np.ndarray, cap: float) -> float:
