@@ -259,6 +259,16 @@ def test_a_blank_between_two_pieces_is_found_before_a_letter_mends_a_piece() -> 
     # With the set's blanks all on the board already, the letter is mended as before.
     spent = replace(reading, board=board((7, 3, "ARG"), (7, 7, "TIC"), (12, 0, "?"), (12, 5, "?")))
     assert check_reading(spent, lexicon, TileSet.named("en")).board[7][3:10] == "ARC.TIC"
+    # A piece of one tile read unsurely does not choose the word: its letter may be misread.
+    lexicon = Lexicon.from_words(["GAUD", "CAUDAL", "EL"])
+    rows = board((7, 3, "CAUD"), (7, 8, "|LL"))
+    confidence = np.full((15, 15), 0.9)
+    confidence[7, 8] = 0.01
+    unsure = replace(reading, board=rows, confidence=confidence, likeliest={}, likeness={})
+    assert check_reading(unsure, lexicon, TileSet.named("en")).board[7][7] == "."
+    confidence[7, 8] = 0.9
+    assert check_reading(replace(unsure, confidence=confidence), lexicon,
+                         TileSet.named("en")).board[7][7] == "?"
 
 
 def test_misread_letters_spread_over_crossing_words_are_mended_together() -> None:

@@ -125,6 +125,10 @@ MOST_TRIED = 5000
 #: with one letter free fits misread letters too often (F IL read for a column of misread
 #: letters made FAIL; T KE, TAKE).
 JOINED_AT_LEAST = 5
+#: ... and a piece of a single tile must be read with at least this confidence: alone it
+#: chooses the joined word (CAUD L, GAUD with its G read C and an E read L below it, made
+#: CAUDAL).
+JOIN_SINGLE = 0.5
 #: Glyphs of letters in valid words from which the photo's own letters are learnt
 #: (:func:`learnt_from_the_photo`)...
 LEARNT_FROM_AT_LEAST = 5
@@ -499,6 +503,7 @@ def missed_blanks(
 def blanks_joining(
     rows: Sequence[str], lexicon: Lexicon,
     alphabet: Sequence[str] | TileSet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ", budget: int = 2,
+    confidence: np.ndarray | None = None,
 ) -> list[Square]:
     """Empty squares between two pieces of a line, one of them no word, where a blank joins
     the pieces into one word and makes every word through it valid: blanks the photo did
@@ -506,7 +511,8 @@ def blanks_joining(
 
     Mending letters first would make a word of the invalid piece by a letter of its own
     (ARG TIC, the O of ARGOTIC a blank read as an empty square: ARG became ARC), and leave
-    :func:`missed_blanks` nothing to find.
+    :func:`missed_blanks` nothing to find.  With the readers' ``confidence`` (15x15) given, a
+    piece of one tile counts only where that tile was read with :data:`JOIN_SINGLE` or more.
 
     >>> lex = Lexicon.from_words(["ARGOTIC", "ARC", "TIC"])
     >>> rows = ["." * 15 for _ in range(15)]
@@ -536,6 +542,9 @@ def blanks_joining(
             after = _word_from(check, (r + dr, c + dc), (dr, dc))
             if (before is None or after is None or not ({before, after} & invalid)
                     or len(before) + 1 + len(after) < JOINED_AT_LEAST
+                    or (confidence is not None and any(
+                        len(piece) == 1 and confidence[piece[0]] < JOIN_SINGLE
+                        for piece in (before, after)))
                     or not _blank_mends(rows, (r, c), lexicon, alphabet, len(invalid))):
                 continue
             found.append((r, c))
@@ -648,7 +657,7 @@ def check_reading(reading: BoardReading, lexicon: Lexicon, tileset: TileSet) -> 
             cleared[r][c] = EMPTY
         reading = replace(reading, board=["".join(row) for row in cleared])
     joined = blanks_joining(reading.board, lexicon, tileset, tileset.counts.get(BLANK, 0) - sum(
-        row.count(BLANK) for row in reading.board) + len(unread))
+        row.count(BLANK) for row in reading.board) + len(unread), reading.confidence)
     if joined:
         board = [list(row) for row in reading.board]
         for r, c in joined:
