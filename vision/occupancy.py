@@ -239,7 +239,7 @@ def _plausible_tiles(occupied: np.ndarray) -> bool:
     Play starts on the centre and its plain neighbours, and words fall on premium squares about
     as often as the board has them (a quarter of its squares): a look found almost only on plain
     squares is a shade of the plain squares, one found only on premium squares is a premium
-    colour.
+    colour; one found on more squares than a set has tiles (:data:`MOST_TILES`) is the board's.
     """
     count = int(occupied.sum())
     plain = int((occupied & _PLAIN).sum())
