@@ -228,8 +228,11 @@ def _distance_to(scaled: np.ndarray, looks: np.ndarray) -> np.ndarray:
     return distance
 
 
-#: More squares than any tile set has tiles (100 to 104) cannot all hold one: a look found
-#: on so many is the board's own (a dark board's plain squares, lightened by glare).
+#: More squares than any tile set has tiles (100 to 104) cannot all hold one: where the tiles
+#: decided come to more, the look taken for their face is the board's own (a dark board's
+#: plain squares, lightened by glare), and the decision is taken again without such looks.
+#: (A first decision on colour alone may pass this on the way to a right one: it is not
+#: bounded unless the last is.)
 MOST_TILES = 110
 
 
@@ -239,13 +242,12 @@ def _plausible_tiles(occupied: np.ndarray) -> bool:
     Play starts on the centre and its plain neighbours, and words fall on premium squares about
     as often as the board has them (a quarter of its squares): a look found almost only on plain
     squares is a shade of the plain squares, one found only on premium squares is a premium
-    colour; one found on more squares than a set has tiles (:data:`MOST_TILES`) is the board's.
+    colour.
     """
     count = int(occupied.sum())
     plain = int((occupied & _PLAIN).sum())
     premium = count - plain
-    return (plain >= 1 and premium >= 1 and plain >= 0.3 * count and premium >= 0.05 * count
-            and count <= MOST_TILES)
+    return plain >= 1 and premium >= 1 and plain >= 0.3 * count and premium >= 0.05 * count
 
 
 def _capped_cost(distance: np.ndarray, cap: float) -> float:
@@ -533,33 +535,51 @@ class OccupancyModel:
         usable = ~washed
         if self.calibrated:
             occupied, _ = self._decide_calibrated(invariant)
-        else:
-            occupied, first_confidence, tile_look = self._decide_uncalibrated(invariant, usable)
-        lightness = _lightness(log_grey, occupied, usable)
-        full = np.concatenate([invariant, lightness[..., None]], axis=-1)
-        if self.calibrated:
+            lightness = _lightness(log_grey, occupied, usable)
+            full = np.concatenate([invariant, lightness[..., None]], axis=-1)
             occupied, confidence = self._decide_calibrated(full)
         else:
-            if tile_look is not None:
-                # The tile face was found already: only its lightness is new.
-                tile_lightness = lightness[occupied & usable].mean() / _FEATURE_SCALE[3]
-                tile_look = np.append(tile_look, tile_lightness)
-            found, confidence, _ = self._decide_uncalibrated(full, usable, tile_look)
-            if found.any() or tile_look is None:
-                occupied = found
-            else:
-                # The tiles found first, lightness added, no longer beat "no tiles at all":
-                # their mean look mixed the faces with squares of a premium colour near them
-                # (wooden tiles on a green board with pink DW squares, many of them covered).
-                # What the photo's own lettered tiles look like decides again below.
-                confidence = first_confidence
-            occupied, confidence = _decide_again(full, occupied, confidence, usable)
-            occupied, confidence = _glare_decided(
-                colour, log_grey - lightness, full, occupied, confidence, usable
-            )
+            full, occupied, confidence = self._decided_uncalibrated(
+                invariant, log_grey, colour, usable)
+            if occupied.sum() > MOST_TILES:
+                # More tiles than any set has: the look taken for the tiles' face is the
+                # board's own (a dark board's plain squares under a lamp), and the tiles are
+                # among the squares left out.  Looks found on so many are not tried again.
+                full, occupied, confidence = self._decided_uncalibrated(
+                    invariant, log_grey, colour, usable, MOST_TILES)
         # Glare leaves neither colour nor letter to go by: say so rather than guess boldly.
         confidence = np.where(washed, np.minimum(confidence, WASHED_CONFIDENCE), confidence)
         return full, (occupied, confidence)
+
+    def _decided_uncalibrated(
+        self, invariant: np.ndarray, log_grey: np.ndarray, colour: np.ndarray,
+        usable: np.ndarray, most_tiles: int | None = None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Features with the lightness, tiles and confidence, without calibration: decided on
+        the light-independent features first, then again with the lightness they let fit,
+        looks found on more than ``most_tiles`` squares never taken for the tiles' face."""
+        occupied, first_confidence, tile_look = self._decide_uncalibrated(
+            invariant, usable, most_tiles=most_tiles)
+        lightness = _lightness(log_grey, occupied, usable)
+        full = np.concatenate([invariant, lightness[..., None]], axis=-1)
+        if tile_look is not None:
+            # The tile face was found already: only its lightness is new.
+            tile_lightness = lightness[occupied & usable].mean() / _FEATURE_SCALE[3]
+            tile_look = np.append(tile_look, tile_lightness)
+        found, confidence, _ = self._decide_uncalibrated(full, usable, tile_look, most_tiles)
+        if found.any() or tile_look is None:
+            occupied = found
+        else:
+            # The tiles found first, lightness added, no longer beat "no tiles at all":
+            # their mean look mixed the faces with squares of a premium colour near them
+            # (wooden tiles on a green board with pink DW squares, many of them covered).
+            # What the photo's own lettered tiles look like decides again below.
+            confidence = first_confidence
+        occupied, confidence = _decide_again(full, occupied, confidence, usable)
+        occupied, confidence = _glare_decided(
+            colour, log_grey - lightness, full, occupied, confidence, usable
+        )
+        return full, occupied, confidence
 
     def _decide_calibrated(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         dims = features.shape[-1]
@@ -579,12 +599,14 @@ class OccupancyModel:
         return occupied, confidence
 
     def _decide_uncalibrated(
-        self, features: np.ndarray, usable: np.ndarray, tile_look: np.ndarray | None = None
+        self, features: np.ndarray, usable: np.ndarray, tile_look: np.ndarray | None = None,
+        most_tiles: int | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Tiles, confidence and the tile face's look (scaled; None if no tiles were seen).
 
         Only ``usable`` squares (not washed out) shape the looks; the others are given to the
         nearer look.  With ``tile_look`` given, only that face is tried against "no tiles".
+        A face found on more than ``most_tiles`` squares is not taken.
         """
         dims = features.shape[-1]
         scaled = (features / _FEATURE_SCALE[:dims]).reshape(-1, dims)
@@ -615,7 +637,9 @@ class OccupancyModel:
             candidates = kept
         for candidate in candidates:
             cost, occupied, margin = _explain(scaled, close, candidate, self.CAP, everything)
-            if _plausible_tiles(occupied & everything) and cost < best_cost - self.CAP**2:
+            if (_plausible_tiles(occupied & everything)
+                    and (most_tiles is None or occupied.sum() <= most_tiles)
+                    and cost < best_cost - self.CAP**2):
                 best_cost = cost
                 best = occupied, margin, scaled[occupied & everything].mean(axis=0)
         occupied, margin, face = best
