@@ -5,8 +5,9 @@
 Cold read: ``locate_board`` on 1920x1080 frames made from the photographed game (scaled to the
 frame height, the sides filled with a wooden-table texture), and on the phone photos as they are.
 Per frame, with known corners, at 1280x720: ``check_corners`` + ``rectify`` (40 px squares) +
-``OccupancyModel.predict`` (uncalibrated and calibrated) + ``square_change``.  Medians of
-repeated runs; the photos come from ../shared beside the repository.
+``OccupancyModel.predict`` (uncalibrated and calibrated) + ``square_change``; and the same at
+the occupancy's own scale (``vision.read.OCCUPANCY_PX``, 16 px squares), at which the tracker
+decides it.  Medians of repeated runs; the photos come from ../shared beside the repository.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import vision.read as vision_read  # noqa: E402
 from vision.locate import check_corners, locate_board  # noqa: E402
 from vision.occupancy import OccupancyModel, square_change  # noqa: E402
 from vision.rectify import rectify  # noqa: E402
@@ -128,6 +130,24 @@ def main() -> int:
     for label, model in (("uncalibrated", uncalibrated), ("calibrated", calibrated)):
         timing = median_ms(lambda m=model: whole(m), repeat)
         print(f"  {'whole per-frame path, ' + label:36s} {timing}")
+
+    # The tracker decides occupancy on squares of OCCUPANCY_PX (16 px), where colour and ink
+    # shares measure as at 40 px: the same path at that scale, models learnt at it too.
+    small = vision_read.OCCUPANCY_PX
+    previous_small = rectify(previous_image, corners, small)
+    calibrated_small = OccupancyModel().fit(
+        [cv2.resize(grid, (15 * small, 15 * small), interpolation=cv2.INTER_AREA)
+         for grid in calibration], boards[:25])
+
+    def whole_small(model: OccupancyModel) -> None:
+        check_corners(image, corners)
+        current = rectify(image, corners, small)
+        model.predict(current)
+        square_change(previous_small, current)
+
+    for label, model in (("uncalibrated", uncalibrated), ("calibrated", calibrated_small)):
+        timing = median_ms(lambda m=model: whole_small(m), repeat)
+        print(f"  {f'whole path at {small} px, ' + label:36s} {timing}")
     return 0
 
 
