@@ -135,8 +135,8 @@ LEARNT_FROM_AT_LEAST = 5
 #: ... and how much more like one of them a glyph must be than like the letter it was read as
 #: to be read as that.  Chosen on the saved readings of nine rendered sets of
 #: ``bench/eval_rendered.py`` (15-20, 27, 28, 30): 0.1, 0.05, 0.03 and 0 left 825, 823, 809 and
-#: 817 squares wrong uncalibrated (709, 697, 688, 693 calibrated); on seven sets not used to
-#: choose (29, 31-36) 0.03 left 435 where 0.1 left 439 (330 and 336 calibrated).
+#: 817 squares wrong uncalibrated (709, 697, 688, 693 calibrated); on the nine sets not used
+#: to choose (29, 31-38) 0.03 left 538 where 0.1 left 543 (427 and 431 calibrated).
 REREAD_BY = 0.03
 
 Square = tuple[int, int]
