@@ -659,8 +659,8 @@ def check_reading(reading: BoardReading, lexicon: Lexicon, tileset: TileSet) -> 
         for r, c in strays:
             cleared[r][c] = EMPTY
         reading = replace(reading, board=["".join(row) for row in cleared])
-    joined = blanks_joining(reading.board, lexicon, tileset, tileset.counts.get(BLANK, 0) - sum(
-        row.count(BLANK) for row in reading.board) + len(unread), reading.confidence)
+    joined = blanks_joining(reading.board, lexicon, tileset,
+                            _blanks_left(reading.board, unread, tileset), reading.confidence)
     if joined:
         board = [list(row) for row in reading.board]
         for r, c in joined:
@@ -674,10 +674,7 @@ def check_reading(reading: BoardReading, lexicon: Lexicon, tileset: TileSet) -> 
                                 learnt.likeliest, learnt.likeness)
     changes = [((r, c), original[r][c], rows[r][c]) for r in range(SIZE) for c in range(SIZE)
                if rows[r][c] != original[r][c]]
-    # The set's blanks not seen on the board yet (an unread glyph is no blank).
-    budget = tileset.counts.get(BLANK, 0) - sum(
-        row.count(BLANK) for row in rows) + sum(1 for sq in unread if rows[sq[0]][sq[1]] == BLANK)
-    for square in missed_blanks(rows, lexicon, tileset, budget):
+    for square in missed_blanks(rows, lexicon, tileset, _blanks_left(rows, unread, tileset)):
         rows[square[0]] = rows[square[0]][:square[1]] + BLANK + rows[square[0]][square[1] + 1:]
         changes.append((square, EMPTY, BLANK))
     for square in stray_labels(rows, lexicon, reading.likeness, tileset):
@@ -694,6 +691,14 @@ def check_reading(reading: BoardReading, lexicon: Lexicon, tileset: TileSet) -> 
         else:
             sources[square] = "dictionary"
     return replace(reading, board=rows, confidence=confidence, sources=sources)
+
+
+def _blanks_left(rows: Sequence[str], unread: Collection[Square], tileset: TileSet) -> int:
+    """The set's blanks not seen on the board yet (a ``?`` that is an unread glyph is no
+    blank)."""
+    shown = sum(row.count(BLANK) for row in rows)
+    unread_shown = sum(1 for r, c in unread if rows[r][c] == BLANK)
+    return tileset.counts.get(BLANK, 0) - shown + unread_shown
 
 
 @dataclass(frozen=True)
