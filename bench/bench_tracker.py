@@ -7,11 +7,11 @@ photo.  Frames are rendered first and then timed, so rendering is not counted.
 
 Reported (medians, ``cv2.setNumThreads(1)``):
 
-- *per frame*: :meth:`vision.tracker.Tracker.update` on every frame; also split into frames
+- *per frame*: :meth:`tracker.Tracker.update` on every frame; also split into frames
   that only track (warp, block means, motion) and frames on which the settled board is
   examined (corners re-checked, occupancy, change against the stable view);
 - *settled -> scored*: for each move, the work from the frame on which its last tile settled
-  to the move's score: that frame's :meth:`tilecam.pipeline.Pipeline.feed` (examination and
+  to the move's score: that frame's :meth:`pipeline.Pipeline.feed` (examination and
   reading the new squares) plus the commit's ``feed`` (placing it in the game); and the same
   for stills (each still examined, read and scored in one ``feed``).
 
@@ -40,9 +40,9 @@ from eval_replay import (  # noqa: E402
     game_script,
 )
 
+from pipeline import Pipeline  # noqa: E402
 from scorer.lexicon import Lexicon  # noqa: E402
-from tilecam.pipeline import Pipeline  # noqa: E402
-from vision.tracker import MoveCommitted, TilesAdded, Tracker, TrackerConfig  # noqa: E402
+from tracker import MoveCommitted, TilesAdded, Tracker, TrackerConfig  # noqa: E402
 
 
 def main() -> int:

@@ -31,9 +31,9 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from bench.eval_rendered import Case, cases  # noqa: E402
+from sim.render import render_board  # noqa: E402
 from vision.geometry import order_corners  # noqa: E402
 from vision.locate import BoardNotFound, locate_board  # noqa: E402
-from vision.render import render_board  # noqa: E402
 
 EDITIONS = ("green", "red", "classic", "deluxe", "green_print")
 #: Line crossings of the 15x15 grid, in squares.

@@ -3,7 +3,7 @@
 Positions: :func:`scorer.movegen.generate_game` plays English games with the ENABLE list; each
 game gives boards at four stages (after 15 %, 40 %, 70 % and all of its turns), blanks included
 (lower case on the board; a read ``?`` is right for them).  Each photo is rendered with
-:func:`vision.render.render_board` from ``RenderConfig.random(seed, max_tilt=35)`` (camera
+:func:`sim.render.render_board` from ``RenderConfig.random(seed, max_tilt=35)`` (camera
 tilted up to 35 degrees, turned any way on screen, light, glare, blur, noise, JPEG) on one of
 the chosen editions, without a hand over the board (reading is for still photos; hands are the
 tracker's business).
@@ -73,10 +73,10 @@ from calibration.profile import Profile  # noqa: E402
 from scorer.lexicon import Lexicon  # noqa: E402
 from scorer.movegen import generate_game  # noqa: E402
 from scorer.tiles import TileSet  # noqa: E402
-from vision.editions import edition as find_edition  # noqa: E402
+from sim.editions import edition as find_edition  # noqa: E402
+from sim.render import RenderConfig, render_board  # noqa: E402
 from vision.locate import BoardNotFound  # noqa: E402
 from vision.read import BoardReading, read_board  # noqa: E402
-from vision.render import RenderConfig, render_board  # noqa: E402
 from vision.wordcheck import check_reading  # noqa: E402
 
 SIZE = 15

@@ -1,7 +1,7 @@
 """The camera pipeline end to end: rendered videos of whole games, and the real photographed game.
 
 Rendered games (English, ENABLE): :func:`scorer.movegen.generate_game` plays a legal game; a
-video of it is rendered with :mod:`vision.render` at 1280x720: a hand lays each move's tiles one
+video of it is rendered with :mod:`sim.render` at 1280x720: a hand lays each move's tiles one
 at a time with a pause (the board settles) after each, the light drifts throughout, once per game
 a hand hovers over the board without laying anything, once the board is bumped (the camera's
 view of it shifts and turns a little), and once a player lays a phony which is taken back off
@@ -48,12 +48,11 @@ sys.path.insert(0, str(REPO))
 from collections import Counter  # noqa: E402
 
 from calibration.profile import Profile  # noqa: E402
+from pipeline import Pipeline, RecordAnswers  # noqa: E402
 from scorer.board import Board  # noqa: E402
 from scorer.game import EventKind, Game  # noqa: E402
 from scorer.squares import Square  # noqa: E402
-from tilecam.pipeline import Pipeline, RecordAnswers  # noqa: E402
-from vision.locate import BoardNotFound  # noqa: E402
-from vision.render import (  # noqa: E402
+from sim.render import (  # noqa: E402
     RenderConfig,
     _camera,
     hand_towards,
@@ -61,7 +60,8 @@ from vision.render import (  # noqa: E402
     render_flat,
     render_frame,
 )
-from vision.tracker import TrackerConfig  # noqa: E402
+from tracker import TrackerConfig  # noqa: E402
+from vision.locate import BoardNotFound  # noqa: E402
 
 GAME = REPO.parent / "shared" / "data" / "photos" / "scrabscrap-game01"
 EMPTY = ["." * 15] * 15
@@ -197,7 +197,7 @@ class Video:
             yield self.frame()
 
     def _grid_h(self) -> np.ndarray:
-        from vision.editions import edition
+        from sim.editions import edition
 
         cam = _camera(self.config, edition("green"))
         return cam.plane(0.12 + self.config.tile_height)

@@ -30,8 +30,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.editions import EDITIONS  # noqa: E402
-from vision.render import (  # noqa: E402
+from sim.editions import EDITIONS  # noqa: E402
+from sim.render import (  # noqa: E402
     RenderConfig,
     config_summary,
     render_board,

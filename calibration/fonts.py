@@ -1,14 +1,15 @@
 """Learn the stock letter samples (:mod:`vision.stock`) from typefaces installed here.
 
 For each typeface of :data:`STOCK_FONTS` a photo of a board holding every letter of the
-German set (A to Z and Ä Ö Ü) on tiles printed in that typeface is rendered
-(:mod:`vision.render`), and a fresh :class:`calibration.profile.Profile` learns it the way a
+German set (A to Z and Ä Ö Ü) on tiles printed in that typeface is taken by the photographer
+the caller hands in (:func:`sim.typefaces.photograph_letters` renders one; calibration itself
+never draws), and a fresh :class:`calibration.profile.Profile` learns it the way a
 user's calibration photo is learnt: the glyphs as photographed and under every blur of
 :data:`vision.letters.BLURS`.  The samples of all typefaces together are the stock.
 
 Which typefaces: bold faces of the families tiles are printed in (grotesque and geometric
 sans, Century and old-style serifs), from Debian's font packages (:data:`FONT_PACKAGES`;
-``setup.sh`` installs them).  The DejaVu faces that :mod:`vision.render` prints its own tiles
+``setup.sh`` installs them).  The DejaVu faces that :mod:`sim.render` prints its own tiles
 in are left out on purpose, so that reading rendered photos measures letters in typefaces the
 stock has never seen.  Measured while choosing them: with 7 typefaces the real German
 tournament game's tiles read by the stock classifier alone were 77 squares of 5850 wrong
@@ -23,7 +24,7 @@ from __future__ import annotations
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -78,12 +79,14 @@ LETTER_ROWS: tuple[str, ...] = tuple(
                       "......ÄÖÜ......"] + ["." * 15] * 5
 )
 LETTER_TILESET = "de"
-#: Board editions the photos are taken on, in turn (their premium colours and tile faces).
-EDITIONS = ("green", "red", "classic", "deluxe", "green_print")
-#: Seeds of the photos' camera, light and noise (a photo in which the grid is not found is
-#: taken again from the next seed).
-FIRST_SEED = 50_000
+#: Photos taken of one typeface before it is given up (a photo in which the grid is not found
+#: is taken again).
 RETAKES = 5
+
+#: Takes the photo of ``rows`` (tile set ``tileset``) printed in the typeface of ``font_file``:
+#: ``(rows, tileset, font_file, font_number, attempt) -> BGR image``; ``font_number`` is the
+#: typeface's place in :data:`STOCK_FONTS` and ``attempt`` counts retakes from 0.
+LetterPhotographer = Callable[[tuple[str, ...], str, Path, int, int], np.ndarray]
 
 
 class FontsMissing(RuntimeError):
@@ -121,19 +124,19 @@ class FontsReport:
 
 
 def learn_fonts(
+    photograph: LetterPhotographer,
     path: Path | None = None,
     fonts: tuple[StockFont, ...] = STOCK_FONTS,
     progress: Callable[[str], None] | None = None,
 ) -> FontsReport:
-    """Render each installed typeface's letters, learn them, and save the stock samples to
-    ``path`` (:func:`vision.stock.stock_path` when not given).
+    """Photograph each installed typeface's letters with ``photograph``, learn them, and save
+    the stock samples to ``path`` (:func:`vision.stock.stock_path` when not given).
 
     Raises :class:`FontsMissing` when none of ``fonts`` is installed.
     """
     from calibration.profile import Profile
     from vision.letters import features
     from vision.locate import BoardNotFound
-    from vision.render import RenderConfig, render_board
 
     started = time.perf_counter()
     path = stock_path() if path is None else path
@@ -151,18 +154,10 @@ def learn_fonts(
         index = STOCK_FONTS.index(font) if font in STOCK_FONTS else number
         profile = None
         for attempt in range(RETAKES):
-            base = RenderConfig.random(FIRST_SEED + 97 * index + 1000 * attempt, max_tilt=25,
-                                       hand_probability=0.0)
-            # Held still and in focus, as a calibration photo is taken: the blurs are learnt
-            # from it (vision.letters.BLURS).
-            config = replace(base, font=str(file), motion_blur=0.0,
-                             defocus=min(base.defocus, 0.8))
-            photo = render_board(list(LETTER_ROWS), tileset=LETTER_TILESET,
-                                 edition=EDITIONS[index % len(EDITIONS)],
-                                 seed=base.scene_seed, config=config)
+            image = photograph(LETTER_ROWS, LETTER_TILESET, file, index, attempt)
             try:
                 profile = Profile(tileset=LETTER_TILESET)
-                profile.extend(photo.image, list(LETTER_ROWS))
+                profile.extend(image, list(LETTER_ROWS))
                 break
             except BoardNotFound as exc:
                 report.retakes.append(f"{font.name}: {exc}")

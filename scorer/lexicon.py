@@ -462,5 +462,14 @@ __all__ = [
     "Lexicon",
     "LexiconError",
     "LexiconReport",
+    "default_lexicon",
     "normalise",
 ]
+
+
+def default_lexicon(tileset: TileSet) -> Lexicon | None:
+    """The bundled word list where it fits the tile set (English), else None."""
+    if tileset.code != "en":
+        return None
+    return Lexicon.default()
+

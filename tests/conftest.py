@@ -12,11 +12,12 @@ def stock_letters() -> None:
     machine has not (``setup.sh`` normally has), so that results do not depend on whether it
     had.  Without the typefaces installed the tests run with Tesseract alone."""
     from calibration.fonts import FontsMissing, learn_fonts
+    from sim.typefaces import photograph_letters
     from vision.stock import stock_samples
 
     if stock_samples() is None:
         try:
-            learn_fonts()
+            learn_fonts(photograph_letters)
         except FontsMissing:
             pass
 

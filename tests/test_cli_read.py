@@ -144,7 +144,7 @@ POSITION = ["." * 15] * 5 + ["....QUIXOTE....", ".......N.......", "...JABNOBOWE
 
 def _rendered_photo(tmp_path: Path, number: int, edition: str) -> Path:
     """``POSITION`` under the camera of photo ``number`` of ``bench/eval_rendered.py``."""
-    from vision.render import RenderConfig, render_board
+    from sim.render import RenderConfig, render_board
 
     config = RenderConfig.random(100_003 + number, max_tilt=35, size=(1280, 720),
                                  hand_probability=0.0)

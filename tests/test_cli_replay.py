@@ -11,8 +11,8 @@ import pytest
 
 from calibration.profile import Profile
 from scorer.gcg import read_gcg
+from sim.render import RenderConfig, render_board
 from tilecam.cli import main
-from vision.render import RenderConfig, render_board
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 GAME = SHARED / "data" / "photos" / "scrabscrap-game01"

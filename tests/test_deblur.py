@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import vision.read as read
+from sim.render import RenderConfig, RenderedPhoto, render_board
 from vision.deblur import (
     CLEAR,
     board_box,
@@ -19,7 +20,6 @@ from vision.deblur import (
     motion_psf,
     structure_function,
 )
-from vision.render import RenderConfig, RenderedPhoto, render_board
 
 #: Words full of the letters a blur across their thin strokes spoils (D L P H E F B).
 ROWS = (

@@ -12,12 +12,13 @@ import json
 
 import pytest
 
+from pipeline import MoveReport, Question
 from scorer.game import Game
 from scorer.squares import Square
+from sim.game import demo_game
 from tilecam.cli import main
 from tilecam.commands.demo import speed
-from tilecam.demo import DemoRun, demo_game, players_answer
-from tilecam.pipeline import MoveReport, Question
+from tilecam.demo import DemoRun, players_answer
 from webui.store import GameStore
 
 

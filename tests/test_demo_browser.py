@@ -22,7 +22,7 @@ import pytest
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is missing")
 
-from tilecam.demo import demo_game  # noqa: E402
+from sim.game import demo_game  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

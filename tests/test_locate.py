@@ -10,16 +10,11 @@ import cv2
 import numpy as np
 import pytest
 
+from sim.render import RenderConfig, RenderedPhoto, render_board
 from vision.geometry import grid_to_image, order_corners, project, rotate_corners
-from vision.locate import (
-    BoardLocation,
-    BoardNotFound,
-    _premium_shift,
-    check_corners,
-    locate_board,
-)
+from vision.locate import BoardLocation, BoardNotFound, check_corners, locate_board
+from vision.locate.window import _premium_shift
 from vision.rectify import rectify
-from vision.render import RenderConfig, RenderedPhoto, render_board
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 GAME = SHARED / "data" / "photos" / "scrabscrap-game01"

@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from sim.render import RenderConfig, render_board
 from vision.letters import Glyph, GlyphFinder
 from vision.locate import locate_board
 from vision.occupancy import OccupancyModel, square_change
@@ -24,7 +25,6 @@ from vision.read import (
     stray_marks,
 )
 from vision.rectify import rectify
-from vision.render import RenderConfig, render_board
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 GAME = SHARED / "data" / "photos" / "scrabscrap-game01"

@@ -12,15 +12,16 @@ import numpy as np
 import pytest
 
 from calibration.profile import Profile
+from pipeline import Pipeline, RecordAnswers
+from pipeline.reading import PLAUSIBLE_RANK
 from scorer.game import EventKind, Game
 from scorer.lexicon import Lexicon
 from scorer.squares import Square
 from scorer.tiles import TileSet
-from tilecam.pipeline import PLAUSIBLE_RANK, Pipeline, RecordAnswers
+from sim.render import RenderConfig, render_board
+from tracker import MoveCommitted, TilesAdded
 from vision.letters import GLYPH_PX, Glyph, LetterGuess, features
-from vision.render import RenderConfig, render_board
 from vision.sources import open_source
-from vision.tracker import MoveCommitted, TilesAdded
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 GAME = SHARED / "data" / "photos" / "scrabscrap-game01"
@@ -131,7 +132,7 @@ def test_real_game_as_stills_with_the_record_answering():
 
 
 class ScriptedTracker:
-    """Stands in for :class:`vision.tracker.Tracker`: each frame fed returns the events
+    """Stands in for :class:`tracker.Tracker`: each frame fed returns the events
     queued for it."""
 
     def __init__(self) -> None:

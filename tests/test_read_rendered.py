@@ -140,8 +140,8 @@ TURNED = {
 def test_tiles_turned_upright_without_calibration(seed, number, stock):
     import numpy as np
 
+    from sim.render import RenderConfig, render_board
     from vision.read import read_board
-    from vision.render import RenderConfig, render_board
 
     cv2.setNumThreads(1)
     edition, rows = TURNED[seed, number]
@@ -186,7 +186,7 @@ def test_motion_blur_along_the_letters_does_not_turn_a_calibrated_reading():
 
 def _evaluation_photo(number: int, edition: str, rows: tuple[str, ...], seed: int = 1):
     """Photo ``number`` of the 300-photo evaluation (``seed``) of ``rows`` on ``edition``."""
-    from vision.render import RenderConfig, render_board
+    from sim.render import RenderConfig, render_board
 
     cv2.setNumThreads(1)
     config = RenderConfig.random(seed * 100_003 + number, max_tilt=35, size=(1280, 720),

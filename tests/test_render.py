@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from scorer.squares import PREMIUM_LAYOUT
-from vision.editions import EDITIONS, edition
-from vision.render import (
+from sim.editions import EDITIONS, edition
+from sim.render import (
     HandPose,
     RenderConfig,
     RenderError,

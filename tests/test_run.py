@@ -1,7 +1,7 @@
 """``tilecam run``: a video file, photos one per turn, and a phone's frames with the calibration
 page, each played into the pages it serves; and what it says when something is missing.
 
-The frames are rendered (:class:`tilecam.demo.DemoCamera`: the demo's camera, its game for
+The frames are rendered (:class:`sim.game.DemoCamera`: the demo's camera, its game for
 seed 1); ``tilecam run`` runs as a subprocess, as a user starts it, and the test talks to it
 over HTTP as the pages do.
 """
@@ -25,9 +25,9 @@ import numpy as np
 import pytest
 
 from calibration.profile import Profile
+from sim.game import ALPHABET_ROWS, EMPTY_ROWS, DemoCamera, demo_game
+from sim.render import render_board, render_flat, render_frame
 from tilecam.cli import main
-from tilecam.demo import ALPHABET_ROWS, EMPTY_ROWS, DemoCamera, demo_game
-from vision.render import render_board, render_flat, render_frame
 
 SEED = 1
 REPO = Path(__file__).resolve().parents[1]

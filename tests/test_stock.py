@@ -10,6 +10,7 @@ import pytest
 
 from calibration.fonts import STOCK_FONTS, FontsMissing, installed_fonts, learn_fonts
 from scorer.tiles import TileSet
+from sim.typefaces import photograph_letters
 from vision.stock import StockError, StockSamples, stock_classifier
 
 GERMAN = set("ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÜ")
@@ -22,7 +23,7 @@ def one_font(tmp_path_factory) -> tuple[Path, str]:
         pytest.skip("none of the stock typefaces is installed (setup.sh installs them)")
     font = next(iter(fonts))
     path = tmp_path_factory.mktemp("stock") / "stock-letters.npz"
-    report = learn_fonts(path, fonts=(font,))
+    report = learn_fonts(photograph_letters, path, fonts=(font,))
     assert report.per_font == {font.name: report.samples}
     return path, font.name
 
@@ -65,8 +66,8 @@ def test_samples_are_mapped_in_the_order_the_classifier_keeps_them(one_font, tmp
 def test_stock_classifier_reads_a_font_it_never_saw():
     """The stock samples read the renderer's own DejaVu tiles, a typeface never learnt (with
     one typeface's samples alone, Liberation Sans, the J of JOKES was read as I)."""
+    from sim.render import RenderConfig, render_board
     from vision.read import read_board
-    from vision.render import RenderConfig, render_board
     from vision.stock import stock_samples
 
     if stock_samples() is None:
@@ -120,12 +121,12 @@ def test_no_typeface_installed_is_a_clear_error(tmp_path, monkeypatch):
 
     monkeypatch.setattr(fonts, "installed_fonts", lambda fonts=STOCK_FONTS: {})
     with pytest.raises(FontsMissing, match="apt-get install fonts-liberation"):
-        learn_fonts(tmp_path / "stock.npz")
+        learn_fonts(photograph_letters, tmp_path / "stock.npz")
     assert not (tmp_path / "stock.npz").exists()
 
 
 def test_render_takes_a_font_file_and_names_unknown_fonts():
-    from vision.render import RenderConfig, RenderError
+    from sim.render import RenderConfig, RenderError
 
     with pytest.raises(RenderError, match="or a .ttf/.otf file"):
         RenderConfig(font="Comic Sans")

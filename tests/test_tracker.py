@@ -10,10 +10,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.occupancy import OccupancyModel
-from vision.rectify import rectify
-from vision.render import RenderConfig, _camera, hand_towards, render_flat, render_frame
-from vision.tracker import (
+from sim.render import RenderConfig, _camera, hand_towards, render_flat, render_frame
+from tracker import (
     BoardRelocated,
     MoveCommitted,
     NoPlacement,
@@ -23,6 +21,8 @@ from vision.tracker import (
     TrackerConfig,
     in_one_line,
 )
+from vision.occupancy import OccupancyModel
+from vision.rectify import rectify
 
 SIZE = (640, 360)
 START = ["." * 15] * 7 + ["....HOUSE......"] + ["." * 15] * 7
@@ -76,7 +76,7 @@ class Scene:
         return [self.frame() for _ in range(int(seconds / 0.25))]
 
     def hand(self, square: tuple[int, int], holding: str | None, hold: int) -> list:
-        from vision.editions import edition
+        from sim.editions import edition
 
         grid_h = _camera(self.config, edition("green")).plane(0.12 + self.config.tile_height)
         r, c = square

@@ -1,3 +1,5 @@
+"""`python -m tilecam`: the same as the `tilecam` command."""
+
 import sys
 
 from tilecam.cli import main

@@ -1,6 +1,6 @@
 """A running camera pipeline joined to the web pages: moves, questions, frames and calibration.
 
-:class:`PageLink` stands between one :class:`tilecam.pipeline.Pipeline` and one game of a
+:class:`PageLink` stands between one :class:`pipeline.Pipeline` and one game of a
 :class:`webui.store.GameStore`, inside the process that serves the pages:
 
 - every turn the pipeline scores goes to the game through the JSON API, with the game's PIN,
@@ -51,8 +51,8 @@ if TYPE_CHECKING:
     from flask import Flask
 
     from calibration.profile import Profile
-    from tilecam.pipeline import MoveReport, Pipeline, Question
-    from vision.tracker import Tracker
+    from pipeline import MoveReport, Pipeline, Question
+    from tracker import Tracker
     from webui.store import GameStore
 
 log = logging.getLogger(__name__)

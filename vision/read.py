@@ -60,7 +60,7 @@ from vision.stock import stock_classifier, stock_for_unseen
 from vision.tesseract_reader import TesseractReader
 
 if TYPE_CHECKING:
-    from calibration.profile import Profile
+    from vision.models import ReadingModels
 
 SIZE = 15
 #: Rectified square size for reading letters: glyphs are about half a square tall, so 48 px
@@ -1488,12 +1488,14 @@ def _nearly_as_like(guess: LetterGuess, letter: str) -> bool:
 
 
 def read_board(
-    image: np.ndarray, profile: Profile | None = None, tileset: str | TileSet = "en",
+    image: np.ndarray, profile: ReadingModels | None = None, tileset: str | TileSet = "en",
     stock: bool = True,
 ) -> BoardReading:
     """Read the board in one photo (BGR).
 
-    Without a profile the letters are read by the stock classifier learnt from printed
+    ``profile`` holds the models learnt for one camera, board and tile set
+    (:class:`vision.models.ReadingModels`, which a calibration profile is).  Without a profile
+    the letters are read by the stock classifier learnt from printed
     typefaces (:mod:`vision.stock`, when it is built and ``stock`` is left True) and by
     Tesseract where that is unsure, otherwise by Tesseract alone.
 
@@ -1651,7 +1653,7 @@ def occupancy_grid(rectified_grid: np.ndarray) -> np.ndarray:
 
 
 def occupancy_of(
-    rectified_grid: np.ndarray, profile: Profile | None
+    rectified_grid: np.ndarray, profile: ReadingModels | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Which squares of a margin-free rectified grid hold a tile, with confidences.
 

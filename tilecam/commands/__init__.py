@@ -1,0 +1,1 @@
+"""One module per `tilecam` sub-command (see :mod:`tilecam.cli`)."""

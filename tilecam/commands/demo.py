@@ -35,15 +35,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 # Light: the demo's heavy parts (OpenCV, the renderer, the pipeline) load when it runs.
-from tilecam.demo import DemoError, DemoRun, DemoTurn, TurnCheck
+from sim.game import DemoTurn
+from tilecam.demo import DemoError, DemoRun, TurnCheck
 
 if TYPE_CHECKING:
     import numpy as np
 
     from calibration.profile import ExtendReport
+    from pipeline import Question
     from scorer.game import Event
     from tilecam.live import PageLink
-    from tilecam.pipeline import Question
 
 HELP = "Watch tilecam score a whole game from a rendered camera, live in the browser."
 
@@ -72,7 +73,7 @@ def speed(text: str) -> float:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from tilecam.demo import DEFAULT_SEED
+    from sim.game import DEFAULT_SEED
 
     parser.add_argument("--headless", action="store_true",
                         help="no web page: play as fast as possible and print a summary")

@@ -24,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from calibration.fonts import FontsMissing, learn_fonts
+    from sim.typefaces import photograph_letters
     from vision.stock import StockError, StockSamples, stock_path
 
     path = args.path or stock_path()
@@ -37,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
                   f"{len(samples.fonts)} typefaces already at {path}")
             return 0
     try:
-        report = learn_fonts(path, progress=lambda line: print(f"  {line}", flush=True))
+        report = learn_fonts(photograph_letters, path,
+                             progress=lambda line: print(f"  {line}", flush=True))
     except FontsMissing as exc:
         print(f"tilecam learn-fonts: {exc}", file=sys.stderr)
         return 2

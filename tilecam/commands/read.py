@@ -43,9 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import cv2
 
-    from scorer.lexicon import LexiconError
+    from scorer.lexicon import LexiconError, default_lexicon
     from tilecam.commands.check import word_list
-    from tilecam.pipeline import default_lexicon
     from tilecam.profile_options import OptionError, profile_and_tileset
     from vision.locate import BoardNotFound
     from vision.read import UnreadableImage, read_board

@@ -1,6 +1,6 @@
 """``tilecam replay``: score a recorded game from a video, a stream or photos, move by move.
 
-Runs the whole camera pipeline (:mod:`tilecam.pipeline`) on SOURCE: a video file, a stream URL,
+Runs the whole camera pipeline (:mod:`pipeline`) on SOURCE: a video file, a stream URL,
 a camera index, a folder or glob of photos (``--stills``: one photo per turn).  Every turn is
 printed as the page shows it (player, position, word in the rule sheet's notation with
 played-through letters in parentheses, score, running totals), then the final scores (as the
@@ -63,11 +63,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import cv2
 
+    from pipeline import Pipeline, RecordAnswers
     from scorer.gcg import GCGError, Header, write_gcg
-    from tilecam.pipeline import Pipeline, RecordAnswers, default_lexicon
+    from scorer.lexicon import default_lexicon
     from tilecam.profile_options import OptionError, profile_and_tileset
+    from tracker import TrackerConfig
     from vision.sources import SourceError, open_source
-    from vision.tracker import TrackerConfig
 
     def fail(message: str) -> int:
         print(f"tilecam replay: {message}", file=sys.stderr)

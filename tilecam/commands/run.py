@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pipeline import MoveReport, Pipeline
     from tilecam.live import LiveServer
-    from tilecam.pipeline import MoveReport, Pipeline
 
 HELP = "Score a game from a camera (or a phone, a video, photos) with the live scoreboard."
 
@@ -92,11 +92,12 @@ NO_CAMERA_HELP = (
 def run(args: argparse.Namespace) -> int:
     import cv2
 
+    from pipeline import Pipeline
+    from scorer.lexicon import default_lexicon
     from tilecam.live import PageLink, start_server
-    from tilecam.pipeline import Pipeline, default_lexicon
     from tilecam.profile_options import OptionError, profile_and_tileset
+    from tracker import TrackerConfig
     from vision.sources import ImageFolderSource, SourceError, open_source
-    from vision.tracker import TrackerConfig
     from webui import STORE_KEY, create_app
     from webui.store import StoreError, default_database
 

@@ -2,7 +2,7 @@
 
 The tracker answers one question per frame, cheaply: *has the board changed in a way that a move
 explains?*  It never reads letters; it says which squares gained (or lost) a tile, and the caller
-reads those squares once (:mod:`tilecam.pipeline`).
+reads those squares once (:mod:`pipeline`).
 
 Per frame (a couple of milliseconds at 1280x720):
 

@@ -1,7 +1,7 @@
 """Realistic camera photos of a board position, for tests and the demo.
 
 The renderer builds the scene the way a camera sees it: a flat board (frame, grid lines,
-premium squares in the colours of an :mod:`edition <vision.editions>`) with tiles standing a
+premium squares in the colours of an :mod:`edition <sim.editions>`) with tiles standing a
 little above it, lying on a table among a rack, a bag and loose tiles; a pinhole camera tilted
 and rolled over it; then a lamp (gradient, vignette, soft shadows, glare), a hand, a lens with
 barrel distortion, defocus or motion blur, sensor noise and JPEG compression.
@@ -23,8 +23,8 @@ lower-case letter a blank standing for that letter (drawn as a tile without a fa
 >>> photo.image.shape, photo.image.dtype, photo.corners.shape
 ((360, 640, 3), dtype('uint8'), (4, 2))
 
-Fonts: the tile faces use the DejaVu fonts shipped in ``vision/data`` (Bitstream Vera licence,
-``vision/data/DejaVu-LICENSE.txt``), rasterised with Pillow.
+Fonts: the tile faces use the DejaVu fonts shipped in ``sim/data`` (Bitstream Vera licence,
+``sim/data/DejaVu-LICENSE.txt``), rasterised with Pillow.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ import numpy as np
 
 from scorer.squares import PREMIUM_LAYOUT, SIZE
 from scorer.tiles import TileSet, is_blank
-from vision.editions import Edition
-from vision.editions import edition as find_edition
+from sim.editions import Edition
+from sim.editions import edition as find_edition
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 

@@ -1,0 +1,387 @@
+"""From frames to scored moves: the tracker, the letter readers, the game and the dictionary.
+
+:class:`Pipeline` takes frames (a live stream, or stills one per turn) and keeps a
+:class:`scorer.game.Game` up to date:
+
+- the :class:`tracker.Tracker` says when tiles were laid, and on which squares;
+- those squares, and only those, are read once, as soon as they settle
+  (:func:`vision.read.read_letters`: the profile's classifier, Tesseract for the rest);
+- when the move is committed it goes to :meth:`Game.place`;
+- a blank's letter is the one letter that makes every word the move forms valid, when the
+  dictionary knows exactly one; a letter read without confidence is taken as read when the
+  words are then valid, else as the one letter that makes them valid.  Either way the move's
+  notes say so.  Anything else (a blank the dictionary cannot settle, a letter it cannot
+  confirm, a placement the rules refuse, a still without a placement) becomes a
+  :class:`Question` for the players: never a silently wrong score;
+- once every letter asked is answered, every word the move forms is checked against the word
+  list, whatever was asked before: a letter misread even with confidence is *corrected by the
+  dictionary* when one letter clearly fits (the only one, or the one a second reading
+  proposes) and the glyph could be that letter, otherwise the players are asked (a phony
+  stands as laid when they say so);
+- a move needing a tile of which none is left shows an earlier misread: the earlier tile is
+  corrected in the game (replayed from that move; the report's ``corrected`` says which, the
+  earlier report gets a note) when the word list and the readers point at one, otherwise the
+  players are asked which it was.  The move itself is not lost;
+- a confirmed move's tiles extend the calibration profile (the reader learns the user's tiles
+  during the game) and teach the tracker's occupancy model the confirmed board.
+
+Questions are answered by an *answer source* (``answers(question) -> str | None``): the web
+page's players, or, for evaluating on a recorded game, the game's record
+(:class:`RecordAnswers`, which only ever answers questions the pipeline asked).  Without an
+answer the pipeline either *holds* the turn (``hold=True``, the page's way: later turns queue
+until the players answer) or applies its best guess and marks the move unconfirmed (the replay
+command's way).
+
+Answers are strings: a letter (lower case for a blank: ``"e"``), ``"pass"``,
+``"exchange ABC"`` / ``"exchange 3"``, or a corrected placement in GCG notation
+(``"8D FIRNS"``, board coordinates, lower case for blanks, ``.`` for played-through tiles).
+Squares in questions and notes are named as the pipeline is told (``lettered_rows``: row letter
+first, as scrabscrap records name them).
+"""
+
+from __future__ import annotations
+
+import logging
+import time as _time
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from pipeline.inference import InferenceSteps
+from pipeline.questions import QuestionSteps
+from pipeline.reading import LaidTile, ReadingSteps, SquaresRead
+from pipeline.reports import AnswerSource, MoveReport, PendingTurn, Question, note_once
+from scorer.game import Event, Game, GameError, Rules
+from scorer.rules import position_name
+from scorer.squares import Square
+from scorer.tiles import BLANK, TileSet
+
+if TYPE_CHECKING:
+    from calibration.profile import Profile
+    from scorer.lexicon import Lexicon
+    from tracker import Tracker, TrackerConfig, TrackEvent
+
+log = logging.getLogger(__name__)
+
+#: Rounds of checking a placement's words, each with the answers to the one before.
+CHECK_ROUNDS = 3
+
+
+class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps):
+    """Tracker, readers, game and dictionary composed (see the module notes).
+
+    ``players`` name the players in turn order.  ``profile`` is the calibration profile (its
+    corners, orientation, occupancy model and letter samples); without one the grid is searched
+    for, occupancy is uncalibrated and letters are read by Tesseract alone.  ``lexicon`` is used
+    to infer blanks and check unsure letters; pass None where the game's language has no word
+    list (then those become questions).  ``learn``: confirmed moves extend the profile.
+    """
+
+    def __init__(
+        self,
+        players: Sequence[str],
+        *,
+        profile: Profile | None = None,
+        tileset: str | TileSet = "en",
+        lexicon: Lexicon | None = None,
+        stills: bool = False,
+        rules: Rules | None = None,
+        answers: AnswerSource | None = None,
+        hold: bool = False,
+        learn: bool = True,
+        tracker_config: TrackerConfig | None = None,
+        game: Game | None = None,
+        lettered_rows: bool = False,
+    ) -> None:
+        from tracker import Tracker
+        from vision.occupancy import OccupancyModel
+        from vision.tesseract_reader import TesseractReader
+
+        self.tileset = TileSet.named(profile.tileset) if profile is not None else (
+            tileset if isinstance(tileset, TileSet) else TileSet.named(tileset)
+        )
+        self.game = game or Game(list(players), self.tileset, rules or Rules())
+        self.profile = profile
+        self.lexicon = lexicon
+        self.answers = answers
+        self.hold = hold
+        self.lettered_rows = lettered_rows
+        self.learn = learn and profile is not None
+        self.tesseract = TesseractReader(self.tileset)
+        occupancy = None
+        if profile is not None and profile.occupancy:
+            occupancy = OccupancyModel.from_dict(profile.occupancy)
+        self.orientation: int | None = None if profile is None else profile.orientation
+        self.tracker: Tracker = Tracker(
+            corners=None if profile is None else profile.corners,
+            orientation=self.orientation or 0,
+            occupancy=occupancy,
+            known=self.game.board.rows(),
+            stills=stills,
+            config=tracker_config,
+        )
+        self.reports: list[MoveReport] = []
+        self.questions: list[Question] = []
+        self._reads: dict[Square, SquaresRead] = {}
+        #: tiles this pipeline laid, as read (for finding an earlier misread later)
+        self._laid: dict[Square, LaidTile] = {}
+        #: confirmed moves being learnt by the learning thread (see :meth:`finish_learning`)
+        self._learner: ThreadPoolExecutor | None = None
+        self._learning: list[Future[None]] = []
+        #: the samples each laid tile taught the profile (to rename them if it was misread)
+        self._learnt: dict[Square, list[np.ndarray]] = {}
+        self._queue: list[TrackEvent] = []
+        self._held: tuple[Any, ...] | None = None
+        self._heights: list[float] = []
+        self._next_question = 1
+        self._base_occupancy: list[tuple[np.ndarray, np.ndarray]] = []
+        if profile is not None and profile.occupancy_frames is not None:
+            boards = profile.occupancy_boards
+            assert boards is not None
+            self._base_occupancy = list(zip(profile.occupancy_frames, boards, strict=True))
+
+
+    @property
+    def turn_number(self) -> int:
+        """Turns reported so far."""
+        return len(self.reports)
+
+
+    def feed(self, time: float, frame: np.ndarray) -> list[MoveReport]:
+        """One frame in; the turns it completed out."""
+        return self._handle(self.tracker.update(time, frame))
+
+
+    def finish(self, time: float = 0.0) -> list[MoveReport]:
+        """The source ended: the provisional move is committed (and learnt from)."""
+        reports = self._handle(self.tracker.finish(time))
+        self.finish_learning()
+        return reports
+
+
+    def commit(self, time: float = 0.0) -> list[MoveReport]:
+        """Commit the provisional move now (a player pressed the clock)."""
+        return self._handle(self.tracker.commit(time))
+
+
+    def run(self, source: Any) -> list[MoveReport]:
+        """Feed a whole frame source (an iterable of ``(time, frame)``); all turns out."""
+        out: list[MoveReport] = []
+        last = 0.0
+        for time, frame in source:
+            last = time
+            out.extend(self.feed(time, frame))
+        out.extend(self.finish(last))
+        return out
+
+
+    def state(self) -> dict[str, Any]:
+        """What the page shows, as plain JSON types: the turns so far, the open questions,
+        the squares of the move being laid (not yet committed) and the tracker's counters."""
+        return {
+            "moves": [report.to_dict() for report in self.reports],
+            "pending": [question.to_dict() for question in self.pending],
+            "provisional": [self.name(Square(r, c))
+                            for r, c in self.tracker.provisional_squares],
+            "scores": dict(zip(self.game.players, self.game.scores, strict=True)),
+            "tracker": dict(self.tracker.counters),
+        }
+
+
+    def _handle(self, events: list[TrackEvent]) -> list[MoveReport]:
+        from tracker import (
+            MoveCommitted,
+            NoPlacement,
+            TilesAdded,
+            TilesRemoved,
+        )
+
+        out: list[MoveReport] = []
+        for event in events:
+            # Reading happens as soon as tiles settle, even while an earlier turn is held.
+            if isinstance(event, TilesAdded):
+                self._read(event)
+            elif isinstance(event, TilesRemoved) and not event.withdrawal:
+                for r, c in event.squares:
+                    self._reads.pop(Square(r, c), None)
+        self._queue.extend(
+            e for e in events if isinstance(e, (MoveCommitted, NoPlacement, TilesRemoved))
+            and not (isinstance(e, TilesRemoved) and not e.withdrawal)
+        )
+        while self._queue or self._held is not None:
+            if self._held is not None:
+                report = self._resume()
+                if report is None:
+                    break
+                out.append(report)
+                continue
+            event = self._queue.pop(0)
+            if isinstance(event, MoveCommitted):
+                report = self._placement(event)
+            elif isinstance(event, NoPlacement):
+                report = self._no_placement()
+            else:
+                report = self._withdrawal()
+            if report is None:
+                break
+            out.append(report)
+        return out
+
+
+    def _report(self, kind: str, event: Event | None, **fields: Any) -> MoveReport:
+        player = self.game.players[event.player] if event is not None else (
+            self.game.players[self.game.turn]
+        )
+        report = MoveReport(
+            turn=self.turn_number + 1, player=player, kind=kind, event=event,
+            totals=dict(zip(self.game.players, self.game.scores, strict=True)), **fields,
+        )
+        if event is not None:
+            report.score = event.score
+        self.reports.append(report)
+        return report
+
+
+    def name(self, square: Square) -> str:
+        """A square's name: ``G1`` (column G, row 1), or with ``lettered_rows`` the row letter
+        first (the same square is then ``A7``: row A, column 7)."""
+        if self.lettered_rows:
+            return f"{'ABCDEFGHIJKLMNO'[square.row]}{square.col + 1}"
+        return str(square)
+
+
+    def position_text(self, event: Event, lettered_rows: bool = False) -> str:
+        """A play's position, in standard GCG or the lettered-rows convention."""
+        assert event.play is not None
+        main = event.play.main
+        if lettered_rows:
+            return position_name(main.start.transposed(), main.direction.other)
+        return main.position
+
+
+    def _placement(self, event: Any) -> MoveReport | None:
+        squares = [Square(r, c) for r, c in event.squares]
+        read: dict[Square, tuple[str, float, float]] = {}
+        for square in squares:
+            entry = self._reads.get(square)
+            read[square] = entry.guesses[square] if entry is not None else ("", 0.0, 0.0)
+        state = PendingTurn(squares, read, [], [], [])
+        self._held = ("placement", state)
+        return self._resume()
+
+
+    def _resume(self) -> MoveReport | None:
+        assert self._held is not None
+        kind, state = self._held
+        if kind == "placement":
+            report = self._settle_placement(state)
+        elif kind == "no_placement":
+            report = self._settle_no_placement(state)
+        else:
+            report = None
+        if report is not None:
+            self._held = None
+        return report
+
+
+    def _settle_placement(self, state: PendingTurn) -> MoveReport | None:
+        """Decide the letters (reading, dictionary, answers), check every word and the tiles
+        left, then place.  None while held."""
+        if not state.inferred:
+            state.inferred = True
+            self._check_unsure(state)
+            state.tiles, state.notes = self._infer(state)
+        if self.hold and any(q.answer is None for q in state.questions):
+            return None
+        while not state.settled:
+            # Only now are all the letters known (the players answered what was asked): a
+            # confident misread on another square is found whatever was asked before.  A
+            # round that asks something is followed by another with the answers.
+            if self.hold and any(q.answer is None for q in state.questions):
+                return None
+            before = len(state.questions)
+            self._check_words(state)
+            state.rounds += 1
+            state.settled = len(state.questions) == before or state.rounds >= CHECK_ROUNDS
+        if self.hold and any(q.answer is None for q in state.questions):
+            return None
+        tiles, unconfirmed = self._letters(state, notes=True)
+        if any(t == BLANK or not t for t in tiles.values()):
+            unconfirmed = True
+            # A blank scores nothing whatever it stands for; the letter only names it.
+            tiles = {sq: ("?" if not t else t) for sq, t in tiles.items()}
+        started = min((self._reads[sq].settled_at for sq in state.squares
+                       if sq in self._reads), default=_time.perf_counter())
+        unconfirmed |= self._correct_earlier(state)
+        given = next((q for q in state.questions if q.kind == "placement"
+                      and q.answer is not None), None)
+        if given is not None:
+            return self._play_answer(state, tiles, given, unconfirmed)
+        # What was played was asked and not answered: the play stands as read, unconfirmed.
+        unconfirmed |= any(q.kind == "placement" for q in state.questions)
+        try:
+            game_event = self._place(tiles, state.recorded)
+        except GameError as exc:
+            return self._refused(state, tiles, exc, unconfirmed)
+        report = self._play_report(game_event, state, unconfirmed)
+        report.latency = _time.perf_counter() - started
+        self._learn(game_event, state)
+        return report
+
+
+    def _letters(self, state: PendingTurn, notes: bool = False) -> tuple[dict[Square, str], bool]:
+        """The placement's letters with the answers (or, unanswered, the guesses) to the
+        questions about its squares; True when a guess stands.  ``notes``: say who answered."""
+        tiles = dict(state.tiles)
+        unconfirmed = False
+        for question in state.questions:
+            if question.kind not in ("blank", "letter") or question.square not in tiles:
+                continue
+            assert question.square is not None
+            if question.answer is not None:
+                tiles[question.square] = question.answer.strip()
+                if notes:
+                    source = "the record" if question.answered_by == "record" else "the players"
+                    note_once(state, f"{self.name(question.square)}: {question.answer.strip()} "
+                              f"({question.kind} answered by {source})")
+            elif question.guess:
+                tiles[question.square] = question.guess
+                unconfirmed = True
+        return tiles, unconfirmed
+
+
+    def _place(self, tiles: dict[Square, str], notes: Sequence[str] = ()) -> Event:
+        """Place the tiles; ``notes`` go into the game's record of the play."""
+        unknown = sorted(sq for sq, t in tiles.items() if t == BLANK)
+        notes = list(notes)
+        if unknown:
+            # A blank scores nothing whatever it stands for: an unknown one stands as "a" in
+            # the game, and the record's note says that its letter is not known.
+            tiles = {sq: ("a" if t == BLANK else t) for sq, t in tiles.items()}
+            names = ", ".join(self.name(sq) for sq in unknown)
+            notes.append(f"unconfirmed: letter of the blank on {names} not known")
+        return self.game.place(tiles, note="; ".join(notes) or None)
+
+
+    def _as_read(self, state: PendingTurn) -> dict[Square, str]:
+        return {sq: (entry[0] or BLANK) for sq, entry in state.read.items()}
+
+
+    def _play_report(self, event: Event, state: PendingTurn, unconfirmed: bool) -> MoveReport:
+        assert event.play is not None
+        main = event.play.main
+        word = main.marked
+        unknown = {q.square for q in state.questions
+                   if q.kind == "blank" and q.answer is None and q.guess is None}
+        if unknown:
+            # A blank whose letter nobody knows is shown as "?", not as the stand-in letter.
+            shown = [("?" if sq in unknown else t) for sq, t in zip(main.squares, main.tiles,
+                                                                   strict=True)]
+            word = type(main)(main.start, main.direction, tuple(shown), main.new, 0).marked
+        return self._report(
+            "play", event, position=main.position, word=word,
+            notes=state.notes, questions=state.questions, unconfirmed=unconfirmed,
+            read=self._as_read(state), corrected=list(state.corrections),
+        )

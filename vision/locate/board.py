@@ -1,0 +1,80 @@
+"""The entry point, :func:`locate_board`: the search, the last looks where it finds no lattice,
+and the grid's corners in the photo."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.geometry import GRID_SIZE, image_to_grid
+from vision.locate.agreed_look import _agreed_look
+from vision.locate.corner_check import _square_side, check_corners
+from vision.locate.lattice import _MIN_LATTICE_CELLS
+from vision.locate.line_response import _grey
+from vision.locate.location import BoardLocation, BoardNotFound
+from vision.locate.looks import _Looks
+from vision.locate.placement import _photo_corners, _place
+from vision.locate.premium_look import _premium_look
+from vision.locate.search import (
+    _FAR_SHORT_OF_WINDOW,
+    _confirmed_placement,
+    _farther_placement,
+    _search,
+    _second_opinion,
+)
+
+
+def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
+    """Find the corners of the 15x15 playing grid in a BGR (or grey) photo.
+
+    ``quality``: whether to judge the fit found (:func:`check_corners`, 2-3 ms at 1920x1080),
+    for :attr:`BoardLocation.quality`; without it (a caller that needs only the corners) that
+    is NaN.
+
+    Raises :class:`BoardNotFound` when the image holds no grid of squares.
+    """
+    grey = _grey(image)
+    height, width = grey.shape
+    looks = _Looks(image, grey)
+    attempt, first_seen = _search(looks)
+    lattice = attempt.lattice
+    if len(lattice.members) >= _MIN_LATTICE_CELLS:
+        placement = _place(image, attempt)
+        if placement.covered <= 2 * GRID_SIZE - _FAR_SHORT_OF_WINDOW:
+            placement = _farther_placement(looks, attempt, placement)
+        placement = _confirmed_placement(image, grey, attempt, placement)
+        placement = _second_opinion(looks, attempt, placement)
+    else:
+        # No look found a lattice: the last ones, on the squares that several looks agree
+        # on, then on the premium squares' colours.
+        agreed = _agreed_look(image, grey, first_seen)
+        if agreed is None:
+            agreed = _premium_look(image)
+        if agreed is None:
+            if attempt.cells_found < _MIN_LATTICE_CELLS:
+                raise BoardNotFound(
+                    f"no grid of squares found: {attempt.cells_found} square-like regions in a "
+                    f"{width}x{height} image, and no layout of premium squares in its colours"
+                )
+            raise BoardNotFound(
+                f"no grid of squares found: at most {len(lattice.members)} of "
+                f"{attempt.cells_found} square-like regions lie on one lattice (need "
+                f"{_MIN_LATTICE_CELLS}) in a {width}x{height} image, and no layout of premium "
+                f"squares in its colours"
+            )
+        placement = agreed
+    corners = _photo_corners(placement)
+    inside = (
+        (corners[:, 0] > -0.5 * width)
+        & (corners[:, 0] < 1.5 * width)
+        & (corners[:, 1] > -0.5 * height)
+        & (corners[:, 1] < 1.5 * height)
+    )
+    if not inside.all():
+        raise BoardNotFound(f"the grid found runs far outside the image: {corners.tolist()}")
+    side = _square_side(corners)
+    return BoardLocation(
+        corners=corners,
+        homography=image_to_grid(corners),
+        quality=check_corners(image, corners) if quality else float("nan"),
+        square_px=float(side),
+    )
