@@ -91,7 +91,8 @@ def main() -> int:
     cv2.setNumThreads(1)
     from calibration.profile import Profile
     from vision.locate import locate_board
-    from vision.read import glyphs_of, read_board, rectify_with_margin
+    from vision.read import read_board
+    from vision.rectified import glyphs_of, rectify_with_margin
     from vision.tesseract_reader import TesseractReader
 
     boards = load_boards()

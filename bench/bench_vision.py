@@ -6,7 +6,7 @@ Cold read: ``locate_board`` on 1920x1080 frames made from the photographed game 
 frame height, the sides filled with a wooden-table texture), and on the phone photos as they are.
 Per frame, with known corners, at 1280x720: ``check_corners`` + ``rectify`` (40 px squares) +
 ``OccupancyModel.predict`` (uncalibrated and calibrated) + ``square_change``; and the same at
-the occupancy's own scale (``vision.read.OCCUPANCY_PX``, 16 px squares), at which the tracker
+the occupancy's own scale (``vision.rectified.OCCUPANCY_PX``, 16 px squares), at which the tracker
 decides it.  Medians of repeated runs; the photos come from ../shared beside the repository.
 """
 

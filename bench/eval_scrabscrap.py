@@ -32,9 +32,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from calibration.profile import Profile  # noqa: E402
-from vision.letters import BLANK  # noqa: E402
+from vision.glyphs import BLANK  # noqa: E402
 from vision.locate import locate_board  # noqa: E402
-from vision.read import glyphs_of, read_board, rectify_with_margin  # noqa: E402
+from vision.read import read_board  # noqa: E402
+from vision.rectified import glyphs_of, rectify_with_margin  # noqa: E402
 from vision.stock import stock_classifier  # noqa: E402
 from vision.tesseract_reader import TesseractReader  # noqa: E402
 

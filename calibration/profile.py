@@ -40,16 +40,14 @@ from pathlib import Path
 import numpy as np
 
 from scorer.tiles import TileSet
+from vision.glyphs import BLANK, GLYPH_PX, crop_margin_px
 from vision.letters import (
     AS_PHOTOGRAPHED,
-    BLANK,
     BLURS,
     BOXED,
     FEATURES_VERSION,
-    GLYPH_PX,
     Blur,
     LetterClassifier,
-    crop_margin_px,
     features,
 )
 
@@ -342,7 +340,7 @@ class Profile:
         glyph sample per tile.
         """
         from vision.locate import locate_board
-        from vision.read import check_image, rectify_with_margin
+        from vision.rectified import check_image, rectify_with_margin
 
         tiles = TileSet.named(self.tileset)
         rows = parse_board_rows(board_rows, tiles)
@@ -371,7 +369,7 @@ class Profile:
         """
         import cv2
 
-        from vision.read import SQUARE_PX
+        from vision.rectified import SQUARE_PX
 
         if self.orientation is None:
             raise ProfileError("the profile has no orientation yet: calibrate from a photo first")
@@ -404,7 +402,7 @@ class Profile:
     def _learn(self, upright: np.ndarray, known: Mapping[tuple[int, int], str]) -> ExtendReport:
         import cv2
 
-        from vision.read import SQUARE_PX, glyphs_of
+        from vision.rectified import SQUARE_PX, glyphs_of
 
         report = ExtendReport()
         squares = sorted(known)
@@ -486,7 +484,7 @@ class Profile:
         """Add the photo (whose tiles stand upright after ``turns`` counter-clockwise quarter
         turns) to the occupancy model's examples and refit it on the recent ones."""
         from vision.occupancy import OccupancyModel
-        from vision.read import inner, occupancy_grid
+        from vision.rectified import inner, occupancy_grid
 
         small = occupancy_grid(inner(rectified))[None]
         # Known rows read upright; the model sees the photo as it stands.
@@ -517,7 +515,7 @@ class Profile:
 
     def _orientation_for(self, rectified: np.ndarray, rows: Sequence[str]) -> int:
         """The quarter turns under which the photo's tiles match the known board best."""
-        from vision.read import glyphs_of, inner, occupancy_of
+        from vision.rectified import glyphs_of, inner, occupancy_of
 
         # The learnt occupancy model only fits photos from the camera it was learnt with.
         occupied, _ = occupancy_of(inner(rectified), self if self.corners is not None else None)

@@ -5,7 +5,7 @@
 
 - the :class:`tracker.Tracker` says when tiles were laid, and on which squares;
 - those squares, and only those, are read once, as soon as they settle
-  (:func:`vision.read.read_letters`: the profile's classifier, Tesseract for the rest);
+  (:func:`vision.letter_choice.read_letters`: the profile's classifier, Tesseract for the rest);
 - when the move is committed it goes to :meth:`Game.place`;
 - a blank's letter is the one letter that makes every word the move forms valid, when the
   dictionary knows exactly one; a letter read without confidence is taken as read when the

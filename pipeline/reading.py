@@ -30,7 +30,7 @@ UNSURE = 0.6
 ACCEPT = 0.7
 
 #: Glyph height, relative to the typical letter's, above which a letter carries an umlaut's
-#: marks (see :func:`vision.read.marks_above`).
+#: marks (see :func:`vision.letter_choice.marks_above`).
 MARKED_HEIGHT = 1.15
 
 #: A letter read with confidence is corrected by the dictionary only to one of the calibrated
@@ -110,14 +110,9 @@ class ReadingSteps:
 
 
     def _read(self, event: Any) -> None:
-        from vision.read import (
-            find_orientation,
-            glyphs_of,
-            inner,
-            occupancy_of,
-            read_letters,
-            rectify_with_margin,
-        )
+        from vision.letter_choice import read_letters
+        from vision.orientation import find_orientation
+        from vision.rectified import glyphs_of, inner, occupancy_of, rectify_with_margin
 
         started = _time.perf_counter()
         rectified = rectify_with_margin(event.frame, event.corners)
@@ -151,7 +146,7 @@ class ReadingSteps:
     def _letter(self, glyph: Any, guess: Any) -> tuple[str, float, float]:
         """(letter, confidence, glyph height) for a guess, umlaut marks applied; an empty
         letter when the reader proposed something the tile set does not have."""
-        from vision.read import with_marks
+        from vision.letter_choice import with_marks
 
         letter = guess.letter
         if glyph is not None and letter != BLANK:
@@ -170,7 +165,7 @@ class ReadingSteps:
         """Letters the classifier read without confidence: unless the dictionary allows only
         the letter read on each of them, one batched Tesseract call decides between the
         readers."""
-        from vision.read import read_letters
+        from vision.letter_choice import read_letters
 
         unchecked = [sq for sq in state.squares
                      if sq in self._reads and sq in self._reads[sq].unchecked]
@@ -304,8 +299,8 @@ class ReadingSteps:
                      batches: list[tuple[np.ndarray, dict[Square, str]]]) -> None:
         """The learning thread's work (see :meth:`finish_learning`): a confirmed move's tiles
         into the profile, and the classifier built for the next read."""
-        from vision.letters import crop_margin_px
-        from vision.read import SQUARE_PX
+        from vision.glyphs import crop_margin_px
+        from vision.rectified import SQUARE_PX
 
         try:
             for rectified, known in batches:

@@ -1,5 +1,8 @@
 """A game in progress: turns, scores, challenges, the end of the game and undo.
 
+One file, about 1,200 lines, on purpose: every event acts on one snapshot and keeps its
+invariants, and undo relies on all of them.
+
 A :class:`Game` is a log of :class:`Event` objects with one immutable snapshot of the state after
 each.  Every method either appends one event (or, for :meth:`Game.end_game`, several) or raises
 :class:`GameError` and leaves the game exactly as it was; :meth:`Game.undo` drops the last event

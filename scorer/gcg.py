@@ -1,5 +1,8 @@
 """GCG game records: read, replay with every score recomputed, and write.
 
+One file, about 1,000 lines, on purpose: the format's reader and writer side by side keep each
+construct's parse beside its written form, on which the round trip relies.
+
 :func:`read_gcg` turns the bytes (or text) of a record into a :class:`GCGRecord`, checking the
 format: pragmas and their order, players, event lines, racks.  :func:`replay` plays the record
 through a :class:`scorer.game.Game`, recomputing every score from the board, and reports each

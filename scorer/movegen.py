@@ -1,5 +1,8 @@
 """Move generation: every legal play of a rack on a board, scored, best first.
 
+One file, about 960 lines, on purpose: the word graph, the anchor search and the game that
+drives it are one algorithm.
+
 The search is Appel and Jacobson's: the words are held in a minimised DAWG (a trie whose equal
 sub-trees are shared, :class:`WordGraph`); for each row (and each column, on the transposed
 board) the squares next to tiles are *anchors*, each empty square gets the set of tiles its

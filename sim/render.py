@@ -1,5 +1,8 @@
 """Realistic camera photos of a board position, for tests and the demo.
 
+One file, about 1,700 lines, on purpose: the board, the camera, the light and the hands are
+drawn in one scene's coordinates from one :class:`RenderConfig`, which every stage reads.
+
 The renderer builds the scene the way a camera sees it: a flat board (frame, grid lines,
 premium squares in the colours of an :mod:`edition <sim.editions>`) with tiles standing a
 little above it, lying on a table among a rack, a bag and loose tiles; a pinhole camera tilted

@@ -20,7 +20,8 @@ from calibration.profile import (
     read_board_file,
 )
 from scorer.tiles import TileSet
-from vision.letters import AS_PHOTOGRAPHED, BLURS, BOXED, GLYPH_PX, features
+from vision.glyphs import GLYPH_PX
+from vision.letters import AS_PHOTOGRAPHED, BLURS, BOXED, features
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 GAME = SHARED / "data" / "photos" / "scrabscrap-game01"
@@ -176,7 +177,7 @@ def test_profile_of_an_earlier_version_still_loads_and_reads(tmp_path):
     boards = known_boards()
     from vision.letters import boxed
     from vision.locate import locate_board
-    from vision.read import glyphs_of, rectify_with_margin
+    from vision.rectified import glyphs_of, rectify_with_margin
 
     image = photo(14)
     rect = rectify_with_margin(image, locate_board(image).corners)

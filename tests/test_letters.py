@@ -8,20 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import letters
-from vision.letters import (
-    AS_PHOTOGRAPHED,
-    BLANK,
-    BLURS,
-    BOXED,
-    GLYPH_PX,
-    Blur,
-    LetterClassifier,
-    boxed,
-    crop_margin_px,
-    extract_glyph,
-    features,
-)
+from vision import glyphs
+from vision.glyphs import BLANK, GLYPH_PX, crop_margin_px, extract_glyph
+from vision.letters import AS_PHOTOGRAPHED, BLURS, BOXED, Blur, LetterClassifier, boxed, features
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 GAME = SHARED / "data" / "photos" / "scrabscrap-game01"
@@ -160,7 +149,7 @@ def _real_frame(n: int):
     if not GAME.is_dir():
         pytest.skip(f"real photos not available: {GAME} is missing")
     from vision.locate import locate_board
-    from vision.read import glyphs_of, rectify_with_margin
+    from vision.rectified import glyphs_of, rectify_with_margin
 
     boards = {}
     text = (GAME / "boards_after_each_move.txt").read_text("utf-8")
@@ -218,9 +207,9 @@ def test_other_readers_get_the_ink_of_the_stricter_level(blur, monkeypatch):
              for letter in "TEILOXZ" for font in (SERIF, cv2.FONT_HERSHEY_SIMPLEX)]
     if blur is not None:
         tiles = [_motion_blurred(tile, *blur) for tile in tiles]
-    assert letters.WEAK_LEVEL < letters.READER_INK_LEVEL
+    assert glyphs.WEAK_LEVEL < glyphs.READER_INK_LEVEL
     found = [extract_glyph(tile, S) for tile in tiles]
-    monkeypatch.setattr(letters, "WEAK_LEVEL", letters.READER_INK_LEVEL)
+    monkeypatch.setattr(glyphs, "WEAK_LEVEL", glyphs.READER_INK_LEVEL)
     stricter = [extract_glyph(tile, S) for tile in tiles]
     for glyph, strict in zip(found, stricter, strict=True):
         assert glyph is not None and strict is not None
@@ -297,7 +286,7 @@ def test_boxed_samples_of_earlier_profiles_still_read():
 def test_a_line_across_a_square_is_told_from_a_letter_and_a_tiles_edge() -> None:
     """A crease runs on to both ends of its square; a letter ends inside its tile, and a
     tile's edge shifted across the square's middle is far fainter than the tile's letter."""
-    from vision.letters import GlyphFinder, crop_margin_px
+    from vision.glyphs import GlyphFinder, crop_margin_px
 
     s = 48
     m = crop_margin_px(s)

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.letters import _components_with_stats
+from vision.glyphs import _components_with_stats
 
 
 @pytest.mark.parametrize("density", [0.0, 0.01, 0.05, 0.12, 0.3, 1.0])

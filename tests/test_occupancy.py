@@ -10,20 +10,13 @@ import numpy as np
 import pytest
 
 from sim.render import RenderConfig, render_board
-from vision.letters import Glyph, GlyphFinder
+from vision.blanks import marked_faces, not_blanks, stray_marks
+from vision.glyphs import Glyph, GlyphFinder
 from vision.locate import locate_board
+from vision.missed_letters import missed_tiles
 from vision.occupancy import OccupancyModel, square_change
-from vision.read import (
-    SQUARE_PX,
-    inner,
-    marked_faces,
-    missed_tiles,
-    not_blanks,
-    occupancy_of,
-    read_board,
-    rectify_with_margin,
-    stray_marks,
-)
+from vision.read import read_board
+from vision.rectified import SQUARE_PX, inner, occupancy_of, rectify_with_margin
 from vision.rectify import rectify
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"

@@ -20,7 +20,8 @@ from scorer.squares import Square
 from scorer.tiles import TileSet
 from sim.render import RenderConfig, render_board
 from tracker import MoveCommitted, TilesAdded
-from vision.letters import GLYPH_PX, Glyph, LetterGuess, features
+from vision.glyphs import GLYPH_PX, Glyph
+from vision.letters import LetterGuess, features
 from vision.sources import open_source
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
@@ -186,17 +187,18 @@ class Readers:
 
 @pytest.fixture()
 def readers(monkeypatch) -> Readers:
-    import vision.read
+    import vision.letter_choice
+    import vision.rectified
     import vision.stock
 
     script = Readers()
     # The readers are scripted: no classifier of the stock samples ranks the letters either.
     monkeypatch.setattr(vision.stock, "stock_classifier", lambda letters: None)
-    monkeypatch.setattr(vision.read, "rectify_with_margin",
+    monkeypatch.setattr(vision.rectified, "rectify_with_margin",
                         lambda frame, corners: np.zeros((8, 8, 3), np.uint8))
-    monkeypatch.setattr(vision.read, "glyphs_of",
+    monkeypatch.setattr(vision.rectified, "glyphs_of",
                         lambda image, squares: [script.glyph(Square(r, c)) for r, c in squares])
-    monkeypatch.setattr(vision.read, "read_letters", lambda glyphs, *_, **__: (
+    monkeypatch.setattr(vision.letter_choice, "read_letters", lambda glyphs, *_, **__: (
         [LetterGuess(*script.first[script.square_of(g.ink)]) for g in glyphs], []))
     return script
 

@@ -160,8 +160,8 @@ def test_digits_seen_where_no_digit_sits_do_not_turn_the_tiles():
     digits and turned the board over; the letters' lean to the left keeps it upright."""
     import numpy as np
 
-    from vision.letters import Glyph
-    from vision.read import orientation_of_glyphs
+    from vision.glyphs import Glyph
+    from vision.orientation import orientation_of_glyphs
 
     ell = np.zeros((20, 12), np.uint8)
     ell[:, :3] = 255
@@ -208,6 +208,7 @@ GLARED = ("deluxe", (".......R.......", ".......A.......", ".......K....HoB",
 def test_tiles_under_glare_keep_their_letters(monkeypatch):
     """Their letters are found with their contrast raised by as much as the glare brightened
     the faces (without it, five of them were read as empty squares)."""
+    import vision.missed_letters
     import vision.read
     from vision.read import read_board
 
@@ -219,8 +220,8 @@ def test_tiles_under_glare_keep_their_letters(monkeypatch):
     # Their letters, faint and deblurred, are read less surely than elsewhere (P and H, read
     # F and I, are the two wrong now).
     assert sum(reading.board[r][c] == rows[r][c] for r, c in glared) >= 4, reading.board
-    monkeypatch.setattr(vision.read, "GLARE_GAIN_MAX", 1.0)  # contrast not raised
-    monkeypatch.setattr(vision.read, "FAINT_GAIN_MAX", 1.0)  # nor where letters are faint
+    monkeypatch.setattr(vision.missed_letters, "GLARE_GAIN_MAX", 1.0)  # contrast not raised
+    monkeypatch.setattr(vision.missed_letters, "FAINT_GAIN_MAX", 1.0)  # nor where letters are faint
     unraised = read_board(photo.image, None, "en")
     assert sum(unraised.board[r][c] == "." for r, c in glared) >= 3, unraised.board
 
@@ -238,6 +239,7 @@ DELUXE_WASHED = ("deluxe", ("............VOe", ".........CAMEO.", "...L......BAT
 def test_letters_washed_out_by_glare_are_found_where_too_many_tiles_show_none(monkeypatch):
     """Their contrast raised to a letter's, the faint letters are found and the tiles kept
     (without it, all eight were read as empty squares: glare taken for tiles)."""
+    import vision.missed_letters
     import vision.read
     from vision.read import read_board
 
@@ -248,7 +250,7 @@ def test_letters_washed_out_by_glare_are_found_where_too_many_tiles_show_none(mo
     assert sum(reading.board[r][c] != "." for r, c in washed) >= 6, reading.board
     assert sum(reading.board[r][c] == rows[r][c] for r, c in washed) >= 5, reading.board
     assert reading.board[11][2] == "?", reading.board  # the blank stays one
-    monkeypatch.setattr(vision.read, "FAINT_GAIN_MAX", 1.0)  # contrast not raised
+    monkeypatch.setattr(vision.missed_letters, "FAINT_GAIN_MAX", 1.0)  # contrast not raised
     unraised = read_board(photo.image, None, "en")
     assert all(unraised.board[r][c] == "." for r, c in washed), unraised.board
 
@@ -267,6 +269,7 @@ def test_letters_washed_out_on_squares_taken_for_empty_are_found(monkeypatch):
     """Glare cannot brighten a face clipped at white by the factor it washes the letter out:
     the letters of the squares taken for empty are looked at with their contrast raised to a
     letter's, and kept where a classifier knows them (without it, all seven were read empty)."""
+    import vision.missed_letters
     import vision.read
     from vision.read import read_board
 
@@ -278,7 +281,7 @@ def test_letters_washed_out_on_squares_taken_for_empty_are_found(monkeypatch):
     assert sum(reading.board[r][c] == rows[r][c] for r, c in clipped) >= 6, reading.board
     assert all(reading.board[r][c] == "." for r in range(15) for c in range(15)
                if rows[r][c] == "."), reading.board
-    monkeypatch.setattr(vision.read, "_washed_letters", lambda *args: [])
+    monkeypatch.setattr(vision.missed_letters, "_washed_letters", lambda *args: [])
     unraised = read_board(photo.image, None, "en")
     assert all(unraised.board[r][c] == "." for r, c in clipped), unraised.board
 
@@ -352,6 +355,8 @@ def test_a_tile_missed_on_a_premium_square_is_found_by_its_letter(monkeypatch):
     """A letter of the tiles' size on a premium square taken for empty is a tile's where the
     reader knows it for a letter (without that, B10 was read empty); the labels of the empty
     premium squares, found as letters too, stay empty."""
+    import vision.letter_choice
+    import vision.missed_letters
     import vision.read
     from vision.read import read_board
 
@@ -361,10 +366,11 @@ def test_a_tile_missed_on_a_premium_square_is_found_by_its_letter(monkeypatch):
     assert reading.board[9][1] == "K", reading.board
     assert all(reading.board[r][c] == "." for r in range(15) for c in range(15)
                if rows[r][c] == "."), reading.board
-    monkeypatch.setattr(vision.read, "LABEL_UNLIKE", -2.0)  # every letter found a tile's
+    monkeypatch.setattr(vision.letter_choice, "LABEL_UNLIKE", -2.0)  # every letter found a tile's
     labelled = read_board(photo.image, None, "en")
     assert labelled.board[6][6] != ".", labelled.board  # DL
-    monkeypatch.setattr(vision.read, "missed_tiles", _only_plain(vision.read.missed_tiles))
+    monkeypatch.setattr(vision.read, "missed_tiles",
+                        _only_plain(vision.missed_letters.missed_tiles))
     unfound = read_board(photo.image, None, "en")
     assert unfound.board[9][1] == ".", unfound.board
 
@@ -390,6 +396,7 @@ PALE_BLANKS = ("red", ("XI.PIROGI......", ".SCENE.........", "B.AL.DERM......",
 def test_blanks_of_the_boards_colour_are_found_by_their_face(monkeypatch):
     """Square by square, a blank's face matches the lettered tiles' around it and not the
     empty squares of its kind: it is read as a blank (without that, as an empty square)."""
+    import vision.blanks
     import vision.read
     from vision.read import read_board
 
@@ -400,7 +407,7 @@ def test_blanks_of_the_boards_colour_are_found_by_their_face(monkeypatch):
     assert [reading.board[r][c] for r, c in blanks] == ["?", "?"], reading.board
     # No other square is taken for a blank.
     assert sum(row.count("?") for row in reading.board) == 2, reading.board
-    monkeypatch.setattr(vision.read, "BLANK_BY_FACE", 1.01)  # never by its face
+    monkeypatch.setattr(vision.blanks, "BLANK_BY_FACE", 1.01)  # never by its face
     unfound = read_board(photo.image, None, "en")
     assert [unfound.board[r][c] for r, c in blanks] == [".", "."], unfound.board
 
@@ -417,7 +424,7 @@ HINGED = ("red", (".........CODGER", ".............X.", "...V.........SI", "...E
 def test_a_folding_boards_hinge_is_no_letter(monkeypatch):
     """A line that runs on to both ends of a square is no letter (a letter ends inside its
     tile): the empty squares along the crease are read empty (without that, H14 as an I)."""
-    import vision.letters
+    import vision.glyphs
     from vision.read import read_board
 
     edition, rows = HINGED
@@ -425,7 +432,7 @@ def test_a_folding_boards_hinge_is_no_letter(monkeypatch):
     along = [(r, 7) for r in range(15) if rows[r][7] == "."]
     reading = read_board(photo.image, None, "en")
     assert [reading.board[r][c] for r, c in along] == ["."] * len(along), reading.board
-    monkeypatch.setattr(vision.letters, "LINE_ACROSS", 10.0)  # no line is ever across
+    monkeypatch.setattr(vision.glyphs, "LINE_ACROSS", 10.0)  # no line is ever across
     unchecked = read_board(photo.image, None, "en")
     assert unchecked.board[13][7] != ".", unchecked.board
 
@@ -445,6 +452,7 @@ def test_an_empty_premium_square_under_glare_is_no_blank(monkeypatch):
     """Glare leaves an empty square its premium type's tint, washed out, where a blank shows
     the faces' own: C13 is read empty and the blank above it stays a blank (without the tint
     weighed, C13 was read as a blank)."""
+    import vision.blanks
     import vision.read
     from vision.read import read_board
 
@@ -453,7 +461,7 @@ def test_an_empty_premium_square_under_glare_is_no_blank(monkeypatch):
     reading = read_board(photo.image, None, "en")
     assert reading.board[12][2] == ".", reading.board
     assert reading.board[11][2] == "?", reading.board
-    monkeypatch.setattr(vision.read, "GLARE_TINT", 10.0)  # no tint tells
+    monkeypatch.setattr(vision.blanks, "GLARE_TINT", 10.0)  # no tint tells
     untinted = read_board(photo.image, None, "en")
     assert untinted.board[12][2] == "?", untinted.board
 

@@ -153,7 +153,8 @@ class _Tesseract:
 def _scripted(monkeypatch, scripted: list) -> tuple:
     """A classifier of every letter whose guesses are ``scripted``, and as many glyphs (each
     glyph's ink holds its number, for :class:`_Tesseract`)."""
-    from vision.letters import Glyph, LetterClassifier
+    from vision.glyphs import Glyph
+    from vision.letters import LetterClassifier
 
     classifier = LetterClassifier()
     monkeypatch.setattr(classifier, "predict", lambda glyphs: scripted[: len(glyphs)])
@@ -169,8 +170,8 @@ def test_tesseract_confirms_middling_stock_letters_only_when_asked(monkeypatch):
     """A tracker asks the players about unsure letters: Tesseract agreeing with a letter the
     stock classifier read with middling confidence makes it sure; disagreeing changes nothing;
     and a board read (no ``confirm``) does not ask about those at all."""
+    from vision.letter_choice import ACCEPT, OVERRULE, read_letters
     from vision.letters import LetterGuess
-    from vision.read import ACCEPT, OVERRULE, read_letters
 
     middling = (OVERRULE + ACCEPT) / 2
     scripted = [LetterGuess("E", middling), LetterGuess("T", middling), LetterGuess("A", 0.95)]
@@ -192,8 +193,8 @@ def test_tesseract_overrules_a_guessing_classifier_only_with_a_letter_it_ranks(m
     letter only when that letter is among the classifier's likeliest for the glyph: a blurred
     E whose arms are lost is a bar to Tesseract (I), while to the classifier it still looks
     like E, F or B."""
+    from vision.letter_choice import OVERRULE, read_letters
     from vision.letters import LetterGuess
-    from vision.read import OVERRULE, read_letters
 
     guessing = OVERRULE / 2
     scripted = [LetterGuess("E", guessing, 0.7, ("E", "F", "B")),
@@ -208,8 +209,8 @@ def test_tesseract_overrules_a_guessing_classifier_only_with_a_letter_it_ranks(m
 def test_tesseract_overrules_a_guessing_classifier_only_with_a_letter_nearly_as_like(monkeypatch):
     """Among the classifier's likeliest is not enough: the glyph must look nearly as much like
     Tesseract's letter (within OVERRULE_GAP) as like the classifier's own."""
+    from vision.letter_choice import OVERRULE, OVERRULE_GAP, read_letters
     from vision.letters import LetterGuess
-    from vision.read import OVERRULE, OVERRULE_GAP, read_letters
 
     guessing = OVERRULE / 2
     near, far = 0.7 - OVERRULE_GAP / 2, 0.7 - 2 * OVERRULE_GAP
@@ -226,8 +227,8 @@ def test_a_profiles_letter_is_confirmed_by_tesseract_never_overruled(monkeypatch
     """A profile's classifier, learnt from the user's own tiles, keeps a letter it has learnt
     however unsure of it: a board read does not ask Tesseract about it, and a tracker's read
     (``confirm``) takes Tesseract's agreement as confidence, its disagreement as nothing."""
+    from vision.letter_choice import OVERRULE, read_letters
     from vision.letters import LetterGuess
-    from vision.read import OVERRULE, read_letters
 
     guessing = OVERRULE / 2
     scripted = [LetterGuess("E", guessing, 0.7, ("E", "F", "B")),
@@ -326,8 +327,9 @@ def test_a_glyph_unlike_every_sample_of_the_profile_is_named_by_the_stock_classi
         drawn_letters: dict[str, np.ndarray]) -> None:
     # Under a blur heavier than any the profile learnt, a glyph is like none of the user's
     # samples; the stock classifier, learnt from many typefaces, may hold one far closer.
-    from vision.letters import Glyph, LetterClassifier
-    from vision.read import UNLIKE_OWN, read_letters
+    from vision.glyphs import Glyph
+    from vision.letter_choice import UNLIKE_OWN, read_letters
+    from vision.letters import LetterClassifier
 
     bar, tee, comb = drawn_letters["I"], drawn_letters["T"], drawn_letters["E"]
     own = LetterClassifier()

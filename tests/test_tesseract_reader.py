@@ -129,7 +129,7 @@ def letter_tiles_of_photo(move: int) -> tuple[list[str], list[tuple[int, int]], 
     if not GAME.is_dir():
         pytest.skip(f"real photos not available: {GAME} is missing")
     from vision.locate import locate_board
-    from vision.read import glyphs_of, rectify_with_margin
+    from vision.rectified import glyphs_of, rectify_with_margin
 
     section = (GAME / "boards_after_each_move.txt").read_text("utf-8").split(
         f"## after move {move} ")[1]

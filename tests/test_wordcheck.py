@@ -178,8 +178,9 @@ def test_of_several_mending_letters_the_one_the_glyph_looks_like_is_chosen(
 
 def test_a_reading_carries_the_classifiers_likeliest_letters_and_their_likeness(
         drawn_letters: dict[str, np.ndarray]) -> None:
-    from vision.letters import Glyph, LetterClassifier
-    from vision.read import read_letters
+    from vision.glyphs import Glyph
+    from vision.letter_choice import read_letters
+    from vision.letters import LetterClassifier
 
     bar, tee, ell = drawn_letters["I"], drawn_letters["T"], drawn_letters["L"]
     classifier = LetterClassifier()
@@ -314,7 +315,7 @@ def test_a_letter_misread_in_one_word_is_read_again_by_the_photos_own_letters() 
     """THE read THF: the reader took the E's glyph for an F, and THO and THY mend the word as
     well as THE.  The E's of BEES and SEE, valid words of the same photo, look just like the
     glyph, so it is read as theirs."""
-    from vision.letters import GLYPH_PX
+    from vision.glyphs import GLYPH_PX
 
     def shape(k: int) -> np.ndarray:
         glyph = np.zeros((GLYPH_PX, GLYPH_PX), np.float32)

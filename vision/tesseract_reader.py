@@ -4,7 +4,7 @@ Each Tesseract run reads a page of text; one glyph at a time it reads badly and 
 all the tiles to read go into ONE image, read by the engine kept loaded in this process
 (:mod:`vision.tesseract_engine`) or else by the ``tesseract`` program.  Each tile's isolated
 glyph (binarised, the point-value digit already dropped, see
-:func:`vision.letters.extract_glyph`) is scaled to a common letter height, drawn black on
+:func:`vision.glyphs.extract_glyph`) is scaled to a common letter height, drawn black on
 white in its own cell of a grid with wide spacing, and the sheet is read once with a whitelist
 of the tile set's letters.  Each recognised character's box is mapped back to its cell.
 

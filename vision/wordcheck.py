@@ -79,8 +79,9 @@ import numpy as np
 from scorer.lexicon import Lexicon
 from scorer.squares import PREMIUM_LAYOUT
 from scorer.tiles import TileSet
+from vision.letter_choice import LABEL_UNLIKE
 from vision.letters import LIKELIEST, LetterClassifier
-from vision.read import LABEL_UNLIKE, BoardReading
+from vision.read import BoardReading
 
 SIZE = 15
 EMPTY = "."
@@ -593,7 +594,7 @@ def stray_labels(
 ) -> list[Square]:
     """Letters at the end of a word not in the dictionary that are a premium square's label
     rather than a tile: on a premium square, in no word across the other way, their glyph
-    less than ``unlike`` (by default :data:`vision.read.LABEL_UNLIKE`) like any letter the
+    less than ``unlike`` (by default :data:`vision.letter_choice.LABEL_UNLIKE`) like any letter the
     reader knows
     (``likeness``: each square's similarities to its likeliest letters), and the word without
     them valid, leaving fewer words on the board invalid.

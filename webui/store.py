@@ -1,5 +1,8 @@
 """Games kept in SQLite as the ordered list of calls that made them.
 
+One file, about 1,300 lines, on purpose: every operation, its replay after a restart and the
+schema it is written in must agree, and are changed together.
+
 A game is stored as its settings (players, tile set, rules, word list, clock, hashed PIN) and an
 append-only log of *operations*: each mutating call with its concrete arguments (``play``,
 ``place``, ``pass``, ``exchange``, ``challenge``, ``undo``, ``correct``, ``question``,

@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from calibration.profile import PROFILE_FILE, Profile, ProfileError, read_board_file
     from scorer.tiles import TileError, TileSet
     from vision.locate import BoardNotFound
-    from vision.read import UnreadableImage
+    from vision.rectified import UnreadableImage
 
     def fail(message: str) -> int:
         print(f"tilecam calibrate: {message}", file=sys.stderr)

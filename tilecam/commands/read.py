@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
     from tilecam.commands.check import word_list
     from tilecam.profile_options import OptionError, profile_and_tileset
     from vision.locate import BoardNotFound
-    from vision.read import UnreadableImage, read_board
+    from vision.read import read_board
+    from vision.rectified import UnreadableImage
     from vision.wordcheck import check_reading
 
     def fail(message: str) -> int:

@@ -1,0 +1,284 @@
+"""Tiles and letters a first look misses: letters too faint to be found until their contrast is
+raised, letters washed out by glare, and tiles the uncalibrated occupancy took for empty
+squares that show a letter of the tiles' size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from vision.glyphs import Glyph, GlyphFinder
+from vision.medians import median
+from vision.rectified import PLAIN_SQUARES, beside_any, free_beside, taken_squares
+
+if TYPE_CHECKING:
+    pass
+
+
+def _tile_letters_raised(
+    finder: GlyphFinder, squares: list[tuple[int, int]], gains: np.ndarray, turns: int,
+    typical_height: float,
+) -> dict[tuple[int, int], Glyph]:
+    """The letters of the tiles' size (:data:`MISSED_HEIGHT` of ``typical_height``) found on
+    ``squares`` whose contrast is raised by ``gains`` (only those above 1 are looked at)."""
+    raised = gains > 1.0
+    if not raised.any():
+        return {}
+    looked_at = [sq for sq, look in zip(squares, raised, strict=True) if look]
+    found = finder.glyphs(looked_at, turns, gains=gains[raised])
+    return {square: glyph for square, glyph in zip(looked_at, found, strict=True)
+            if glyph is not None and _of_tiles_size(glyph, typical_height)}
+
+
+#: A tile showing no letter, among more such tiles than the set has blanks, is looked at once
+#: more with its contrast raised until its darkest strokes reach this contrast (0..1)...
+FAINT_PEAK = 0.4
+
+
+#: ... by at most this factor ...
+FAINT_GAIN_MAX = 6.0
+
+
+#: ... where its darkest strokes reach at least this contrast (a blank's face shows none).
+FAINT_FLOOR = 0.04
+
+
+def faint_letters(
+    finder: GlyphFinder, squares: list[tuple[int, int]], glyphs: list[Glyph | None],
+    turns: int, blanks: int, like_a_letter: Callable[[list[Glyph]], np.ndarray],
+) -> dict[tuple[int, int], Glyph]:
+    """Letters too faint to be found at first on tiles showing none, where there are more
+    such tiles than the tile set has blanks.
+
+    Strong glare (a light's reflection over a patch of tiles) or a blur smearing the letters
+    into the faces leaves them a fraction of their contrast, below the level at which a letter
+    is looked for; many tiles together then show no letter, which :func:`not_blanks` would take
+    for glare on empty squares.  Each is looked at once more with its contrast raised to
+    :data:`FAINT_PEAK`; what is found counts only if it is a letter of the tiles' size
+    (:data:`MISSED_HEIGHT`) that a classifier finds like a letter (``like_a_letter``), since
+    a blank's grain and a premium label's print are raised with it.  Only where the bare tiles
+    outnumber the blanks, and even on plain squares only with the classifier's word: on the
+    300 rendered photos of seed 13 (``bench/eval_rendered.py``), looking at every bare tile
+    read 16 more of the 390 blanks as letters, and on those of seed 12, taking a letter of the
+    tiles' size on a plain square without the classifier's word read 6 more."""
+    heights = [g.height for g in glyphs if g is not None]
+    bare = [sq for sq, g in zip(squares, glyphs, strict=True) if g is None]
+    if len(heights) < 3 or len(bare) <= blanks:
+        return {}
+    return dict(_letters_raised_to_peak(finder, bare, turns, float(median(heights)),
+                                        like_a_letter))
+
+
+def _letters_raised_to_peak(
+    finder: GlyphFinder, squares: list[tuple[int, int]], turns: int, typical_height: float,
+    like_a_letter: Callable[[list[Glyph]], np.ndarray],
+) -> list[tuple[tuple[int, int], Glyph]]:
+    """The letters of the tiles' size (``typical_height`` the tiles' typical letter's) that
+    a classifier finds like a letter on ``squares`` once each one's contrast is raised until
+    its darkest strokes reach :data:`FAINT_PEAK` (by at most :data:`FAINT_GAIN_MAX`; squares
+    with no ink to raise, below :data:`FAINT_FLOOR`, as they are)."""
+    if not squares:
+        return []
+    peaks = finder.ink_peaks(squares, turns)
+    gains = np.minimum(FAINT_PEAK / np.maximum(peaks, 1e-6), FAINT_GAIN_MAX)
+    gains[peaks < FAINT_FLOOR] = 1.0  # no ink to raise: a blank, or the bare board
+    letters = _tile_letters_raised(finder, squares, gains, turns, typical_height)
+    if not letters:
+        return []
+    like = like_a_letter(list(letters.values()))
+    return [(square, glyph) for (square, glyph), yes in zip(letters.items(), like, strict=True)
+            if yes]
+
+
+#: A letter on a square taken for empty is a tile's when its height lies within these shares
+#: of the tiles' median letter height.
+MISSED_HEIGHT = (0.8, 1.25)
+
+
+#: ... and the square's middle is at least this share of the brightness of the faces of the
+#: tiles found (not the darker board of most editions, with its grid lines).  There is no
+#: upper bound: glare makes the tiles it falls on brighter than the others, and takes them
+#: for empty squares as it washes their colour out.
+MISSED_FACE = 0.8
+
+
+def _of_tiles_size(glyph: Glyph, typical_height: float) -> bool:
+    """Whether ``glyph`` is as tall as a tile's letter, the tiles' typical letter being
+    ``typical_height`` tall (within :data:`MISSED_HEIGHT` of it)."""
+    return MISSED_HEIGHT[0] * typical_height <= glyph.height <= MISSED_HEIGHT[1] * typical_height
+
+
+#: Uncalibrated, where colour took fewer squares than this for tiles, the plain squares are
+#: looked at for letters (:func:`tiles_by_letters`), and that many at least must show one.
+FEW_TILES = 3
+
+
+#: Height of a tile's letter as a share of the square's side: on the rendered photos of seed
+#: 14 (``bench/eval_rendered.py``, four fonts) 99 % of the tiles' glyphs lie within 0.42-0.83.
+LETTER_HEIGHT = (0.4, 0.85)
+
+
+def tiles_by_letters(
+    finder: GlyphFinder, occupied: np.ndarray,
+    like_a_letter: Callable[[list[Glyph]], np.ndarray],
+) -> list[tuple[tuple[int, int], Glyph]]:
+    """Plain squares taken for empty that show a letter, where colour found almost no tiles.
+
+    Strong glare over the middle of the board bleaches the squares the first words lie on
+    until tiles and board differ in colour no more than the board does from its bleached
+    middle to its corners: the occupancy model then sees no tiles at all, and
+    :func:`missed_tiles` has no letters to take the tiles' size from.  A plain square has no
+    print, so a letter of a tile's height (:data:`LETTER_HEIGHT`) that a classifier finds
+    like a letter, on a square beside another such square (words have two letters or more),
+    is a tile; :func:`missed_tiles` then finds the others from them.  Squares of the rectified
+    picture as it stands: the board is not turned upright yet, so a glyph counts as a letter
+    seen any way up.  Nothing is returned where fewer than :data:`FEW_TILES` are found: the
+    grain of a wooden board can pass for a letter here and there, never for words.
+    """
+    free = [(int(r), int(c)) for r, c in np.argwhere(~occupied & PLAIN_SQUARES)]
+    found = finder.glyphs(free, 0)
+    letters = [(square, glyph) for square, glyph in zip(free, found, strict=True)
+               if glyph is not None and LETTER_HEIGHT[0] <= glyph.height <= LETTER_HEIGHT[1]]
+    across = finder.lines_across([square for square, _ in letters], 0)
+    letters = [letter for letter, line in zip(letters, across, strict=True) if not line]
+    if len(letters) < FEW_TILES:
+        return []
+    like = np.any([like_a_letter([glyph.turned(turns) for _, glyph in letters])
+                   for turns in range(4)], axis=0)
+    letters = [letter for letter, yes in zip(letters, like, strict=True) if yes]
+    if letters:
+        typical = float(median([glyph.height for _, glyph in letters]))
+        letters = [(square, glyph) for square, glyph in letters
+                   if _of_tiles_size(glyph, typical)]
+    seen = {square for square, _ in letters} | {
+        (int(r), int(c)) for r, c in np.argwhere(occupied)}
+    letters = [(square, glyph) for square, glyph in letters if beside_any(square, seen)]
+    return letters if len(letters) >= FEW_TILES else []
+
+
+def missed_tiles(
+    finder: GlyphFinder, squares: list[tuple[int, int]], glyphs: list[Glyph | None],
+    occupied: np.ndarray, turns: int,
+    like_a_letter: Callable[[list[Glyph]], np.ndarray] | None = None,
+) -> list[tuple[tuple[int, int], Glyph]]:
+    """Squares taken for empty, beside a lettered tile, that show a letter of the tiles' size
+    in their middle, on a face at least about as bright as the tiles' faces, with that letter
+    (squares in the upright board's terms, like ``squares``).  On a premium square the letter
+    may be its label's: there it must be ``like_a_letter`` (without it, premium squares are
+    left alone).  With ``like_a_letter``, squares that glare has clipped to white are looked at
+    once more with their contrast raised to a letter's (:func:`_washed_letters`)."""
+    lettered = [sq for sq, g in zip(squares, glyphs, strict=True) if g is not None]
+    heights = [g.height for g in glyphs if g is not None]
+    if len(heights) < 3:
+        return []
+    typical = float(median(heights))
+    face = float(median(finder.face_brightness(lettered, turns)))
+    free = ~occupied if like_a_letter is not None else ~occupied & PLAIN_SQUARES
+    missed: list[tuple[tuple[int, int], Glyph]] = []
+    # A tile lies beside another (words have two letters or more): a letter on a square with
+    # no tile beside it is a neighbour's seen by parallax, or a mark on the board.  Tiles
+    # missed together (a patch of glare) are found from the edge in: each one found lets its
+    # neighbours be looked at.
+    while lettered:
+        empty = free_beside(free, lettered)
+        free &= ~taken_squares(empty)  # each square looked at once
+        brightness = finder.face_brightness(empty, turns)
+        # A tile under glare (brighter than the tiles' faces) has its letter's contrast
+        # raised by as much (see letters_under_glare).
+        found = finder.glyphs(empty, turns, gains=glare_gains(brightness, face))
+        new = [
+            (square, glyph) for square, glyph, light in zip(empty, found, brightness, strict=True)
+            if glyph is not None
+            and _of_tiles_size(glyph, typical)
+            and light >= MISSED_FACE * face
+        ]
+        if like_a_letter is not None:
+            new += _washed_letters(finder, [
+                square for square, glyph, light in zip(empty, found, brightness, strict=True)
+                if glyph is None and light >= max(MISSED_FACE * face, CLIPPED_FACE)
+            ], turns, typical, like_a_letter)
+        # A line running across the board (a folding board's hinge) is no letter.
+        across = finder.lines_across([square for square, _ in new], turns)
+        new = [letter for letter, line in zip(new, across, strict=True) if not line]
+        on_premium = [letter for letter in new if not PLAIN_SQUARES[letter[0]]]
+        if on_premium and like_a_letter is not None:
+            letters = like_a_letter([glyph for _, glyph in on_premium])
+            labels = {square for (square, _), like in zip(on_premium, letters, strict=True)
+                      if not like}
+            new = [(square, glyph) for square, glyph in new if square not in labels]
+        missed += new
+        lettered = [square for square, _ in new]
+    return sorted(missed)
+
+
+#: A square whose middle is at least this bright (grey 0..255, as
+#: :meth:`GlyphFinder.face_brightness` measures it) is clipped at white, or nearly: glare there
+#: may have washed a letter out by more than the face's brightness tells
+#: (:func:`_washed_letters`).
+CLIPPED_FACE = 240.0
+
+
+def _washed_letters(
+    finder: GlyphFinder, squares: list[tuple[int, int]], turns: int, typical_height: float,
+    like_a_letter: Callable[[list[Glyph]], np.ndarray],
+) -> list[tuple[tuple[int, int], Glyph]]:
+    """The letters found on ``squares`` (taken for empty, clipped at white or nearly,
+    :data:`CLIPPED_FACE`, and showing no letter) once their contrast is raised as
+    :func:`faint_letters` raises a bare tile's (:func:`_letters_raised_to_peak`).
+
+    Glare on a face that is light already cannot brighten it by the factor it washes the
+    letter out (it is clipped at white): :func:`glare_gains` raises such a letter by 1.2 when
+    it needs 3 (a deluxe board's cream tiles under a lamp, I R K at 0.14 to 0.18 of contrast
+    with their faces, were read as empty squares).  Only squares near white are looked at so:
+    on the 1,200 rendered photos of seeds 15, 16, 19 and 20 (``bench/eval_rendered.py``), the 5
+    letters so found on darker squares (103 to 221 bright: premium labels' print, a board's
+    grain) were all false, the 10 on squares 252 to 255 bright all tiles."""
+    return _letters_raised_to_peak(finder, squares, turns, typical_height, like_a_letter)
+
+
+#: A tile whose face is brighter than the lettered tiles' typical face by at least this
+#: factor may be under glare, and its letter is looked for again with its contrast raised by
+#: that factor (:func:`letters_under_glare`), up to :data:`GLARE_GAIN_MAX`.
+GLARE_GAIN_MIN = 1.15
+
+
+GLARE_GAIN_MAX = 2.5
+
+
+def glare_gains(brightness: np.ndarray, face: float) -> np.ndarray:
+    """How much to raise the contrast of squares whose middles are ``brightness`` bright,
+    the tiles' typical face being ``face``: by the factor glare brightened them (from
+    :data:`GLARE_GAIN_MIN`, up to :data:`GLARE_GAIN_MAX`), else 1.
+
+    >>> glare_gains(np.array([100.0, 110.0, 150.0, 400.0]), 100.0).tolist()
+    [1.0, 1.0, 1.5, 2.5]
+    """
+    gains = np.minimum(brightness / max(face, 1.0), GLARE_GAIN_MAX)
+    return np.where(gains >= GLARE_GAIN_MIN, gains, 1.0)
+
+
+def letters_under_glare(
+    finder: GlyphFinder, squares: list[tuple[int, int]], glyphs: list[Glyph | None],
+    turns: int,
+) -> dict[tuple[int, int], Glyph]:
+    """Letters on tiles taken for tiles but showing none, found again under glare.
+
+    Glare adds the same light to a tile's face and to its letter: the letter's contrast with
+    the face (what the glyph finder thresholds) falls by the factor the face is brightened,
+    below the level at which a letter is looked for, though the letter is as plain to the eye
+    as any.  A bare tile brighter than the lettered tiles' typical face is looked at again
+    with its contrast raised by that factor; what is found counts only if it is a letter of
+    the tiles' size (:data:`MISSED_HEIGHT`), so that a blank's grain, raised with it, is not
+    taken for one.  Squares in the upright board's terms, like ``squares``.
+    """
+    heights = [g.height for g in glyphs if g is not None]
+    bare = [sq for sq, g in zip(squares, glyphs, strict=True) if g is None]
+    if len(heights) < 3 or not bare:
+        return {}
+    lettered = [sq for sq, g in zip(squares, glyphs, strict=True) if g is not None]
+    typical_face = float(median(finder.face_brightness(lettered, turns)))
+    gains = glare_gains(finder.face_brightness(bare, turns), typical_face)
+    return _tile_letters_raised(finder, bare, gains, turns, float(median(heights)))

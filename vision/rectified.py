@@ -1,0 +1,190 @@
+"""The photo straightened for reading: a top-down image of the grid with a margin, its squares'
+glyphs, and which squares hold a tile; the scales at which letters and occupancy are read.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Collection
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from scorer.squares import PREMIUM_LAYOUT
+from scorer.tiles import TileSet
+from vision.glyphs import Glyph, GlyphFinder, crop_margin_px
+
+if TYPE_CHECKING:
+    from vision.models import ReadingModels
+
+
+SIZE = 15
+
+
+#: Rectified square size for reading letters: glyphs are about half a square tall, so 48 px
+#: squares give 24 px glyphs, as large as the normalised glyph; 64 px read no better.
+SQUARE_PX = 48
+
+
+#: Square size at which occupancy is decided: the model measures colour and ink shares, which
+#: 16 px squares give as well as 48 px ones, in a ninth of the time.
+OCCUPANCY_PX = 16
+
+
+#: Confidence of a square left empty because it showed no letter although taken for a tile.
+UNSURE = 0.5
+
+
+def check_image(image: object) -> np.ndarray:
+    """The image as a BGR uint8 array, or :class:`UnreadableImage` saying what is wrong."""
+    if not isinstance(image, np.ndarray):
+        raise UnreadableImage(f"expected an image array, got {type(image).__name__}")
+    if image.dtype != np.uint8:
+        raise UnreadableImage(f"expected an 8-bit image, got {image.dtype}")
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.ndim != 3 or image.shape[2] not in (3, 4) or min(image.shape[:2]) < 32:
+        raise UnreadableImage(f"not a colour picture: shape {image.shape}")
+    if image.shape[2] == 4:
+        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    return image
+
+
+def rectify_with_margin(
+    image: np.ndarray, corners: np.ndarray, square_px: int = SQUARE_PX
+) -> np.ndarray:
+    """Top-down grid image of ``15 * square_px`` plus the crop margin on every side."""
+    from vision.rectify import rectify
+
+    return rectify(image, corners, square_px=square_px, margin=crop_margin_px(square_px))
+
+
+def inner(rectified: np.ndarray, square_px: int = SQUARE_PX) -> np.ndarray:
+    """The grid alone (no margin) of an image from :func:`rectify_with_margin`."""
+    margin = crop_margin_px(square_px)
+    side = SIZE * square_px
+    return rectified[margin : margin + side, margin : margin + side]
+
+
+def glyphs_of(
+    rectified: np.ndarray, squares: list[tuple[int, int]], square_px: int = SQUARE_PX,
+    tileset: TileSet | None = None,
+) -> list[Glyph | None]:
+    """The glyph (or None, a blank face) on each of ``squares`` of an upright rectified image.
+
+    With ``tileset``, marks above and letters beside join a glyph only if the set has such
+    tiles (see :class:`vision.glyphs.GlyphFinder`).
+    """
+    joined = tileset is None or turn_sensitive(tileset)
+    return GlyphFinder(rectified, square_px, joined=joined).glyphs(squares)
+
+
+def occupancy_grid(rectified_grid: np.ndarray) -> np.ndarray:
+    """The margin-free rectified grid at the occupancy model's scale (:data:`OCCUPANCY_PX`)."""
+    side = SIZE * OCCUPANCY_PX
+    return cv2.resize(rectified_grid, (side, side), interpolation=cv2.INTER_AREA)
+
+
+def occupancy_of(
+    rectified_grid: np.ndarray, profile: ReadingModels | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Which squares of a margin-free rectified grid hold a tile, with confidences.
+
+    The profile's calibrated occupancy model when it has one, else the uncalibrated model.
+    """
+    from vision.occupancy import OccupancyModel
+
+    if profile is not None and profile.occupancy:
+        model = OccupancyModel.from_dict(profile.occupancy)
+    else:
+        model = OccupancyModel()
+    return model.predict(occupancy_grid(rectified_grid))
+
+
+class UnreadableImage(ValueError):
+    """The picture is not an image that can be read (empty, wrong shape or type)."""
+
+
+def turn_sensitive(tiles: TileSet) -> bool:
+    """Whether glyphs must be found in the upright picture: letters with marks above them, or
+    tiles of several letters, are told by what lies above or beside the letter.
+
+    >>> turn_sensitive(TileSet.named("en")), turn_sensitive(TileSet.named("de"))
+    (False, True)
+    """
+    return any(len(t) > 1 or unicodedata.normalize("NFD", t) != t for t in tiles.letters)
+
+
+#: Each square's premium type, as :data:`scorer.squares.PREMIUM_LAYOUT` names it.
+PREMIUM_KINDS = np.array([[kind for kind in row] for row in PREMIUM_LAYOUT])
+
+
+#: Plain squares (no premium label printed on them), where a letter can only be a tile's.
+PLAIN_SQUARES = PREMIUM_KINDS == "."
+
+
+def taken_squares(squares: list[tuple[int, int]]) -> np.ndarray:
+    """The board's squares (15x15 bool) that ``squares`` lists."""
+    taken = np.zeros((SIZE, SIZE), bool)
+    taken[tuple(np.array(squares, np.int64).reshape(-1, 2).T)] = True
+    return taken
+
+
+def free_beside(free: np.ndarray, lettered: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The squares of the mask ``free`` (15x15) that have a ``lettered`` square beside them: a
+    tile lies beside another, as words have two letters or more.
+
+    >>> free = np.ones((15, 15), bool); free[7, 7] = False
+    >>> free_beside(free, [(7, 7)])
+    [(6, 7), (7, 6), (7, 8), (8, 7)]
+    """
+    beside = set(lettered)
+    return [(int(r), int(c)) for r, c in np.argwhere(free)
+            if beside_any((int(r), int(c)), beside)]
+
+
+def neighbours(square: tuple[int, int]) -> tuple[tuple[int, int], ...]:
+    """The four squares beside ``square`` (some may lie off the board)."""
+    r, c = square
+    return (r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)
+
+
+def beside_any(square: tuple[int, int], squares: Collection[tuple[int, int]]) -> bool:
+    """Whether one of ``squares`` lies beside ``square``.
+
+    >>> beside_any((7, 7), {(7, 8)}), beside_any((7, 7), {(8, 8)})
+    (True, False)
+    """
+    return any(n in squares for n in neighbours(square))
+
+
+def joined_to(
+    squares: list[tuple[int, int]], lettered: set[tuple[int, int]]
+) -> set[tuple[int, int]]:
+    """Those of ``squares`` linked to a ``lettered`` square through a chain of ``squares``.
+
+    >>> sorted(joined_to([(7, 8), (7, 9), (2, 2)], {(7, 7)}))
+    [(7, 8), (7, 9)]
+    """
+    left = set(squares)
+    reached = {sq for sq in left if beside_any(sq, lettered)}
+    frontier = list(reached)
+    while frontier:
+        for n in neighbours(frontier.pop()):
+            if n in left and n not in reached:
+                reached.add(n)
+                frontier.append(n)
+    return reached
+
+
+def rotate_square(square: tuple[int, int], quarter_turns: int) -> tuple[int, int]:
+    """Where square (row, col) goes when the board image turns counter-clockwise.
+
+    >>> rotate_square((0, 14), 1), rotate_square((2, 3), 2), rotate_square((2, 3), 4)
+    ((0, 0), (12, 11), (2, 3))
+    """
+    r, c = square
+    for _ in range(quarter_turns % 4):
+        r, c = SIZE - 1 - c, r
+    return r, c
