@@ -16,6 +16,7 @@ from tilecam.cli import main
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 GAME = SHARED / "data" / "photos" / "scrabscrap-game01"
+JHEIDEL = SHARED / "data" / "photos" / "jheidel"
 
 
 def known_boards() -> dict[int, list[str]]:
@@ -166,3 +167,23 @@ def test_read_warns_of_a_blur_that_misreads_letters(tmp_path, capsys):
     captured = capsys.readouterr()
     assert captured.err == ""
     assert set(json.loads(captured.out)) == {"board", "corners", "confidence", "seconds"}
+
+
+@pytest.mark.parametrize(("keep", "side"), [
+    (lambda image: image[:, : image.shape[1] * 3 // 5], "right"),
+    (lambda image: image[: image.shape[0] * 3 // 5], "bottom"),
+])
+def test_a_photo_of_part_of_the_board_is_refused_naming_the_side_cut_off(
+        tmp_path, capsys, keep, side):
+    # A real phone photo with part of its board cut away: the lines run on to the picture's
+    # edge, and a grid extrapolated past it would give squares nobody photographed.
+    photo = JHEIDEL / "IMG_20141025_164044.jpg"
+    if not photo.is_file():
+        pytest.skip(f"real photos not available: {photo} is missing")
+    cropped = tmp_path / f"cut-{side}.jpg"
+    cv2.imwrite(str(cropped), keep(cv2.imread(str(photo))))
+    assert main(["read", str(cropped)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "only part of the board is in the picture" in captured.err
+    assert f"cut off at the {side} edge" in captured.err

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from scorer.lexicon import LexiconError, default_lexicon
     from tilecam.commands.check import word_list
     from tilecam.profile_options import OptionError, profile_and_tileset
-    from vision.locate import BoardNotFound
+    from vision.locate import BoardCutOff, BoardNotFound
     from vision.read import read_board
     from vision.rectified import UnreadableImage
     from vision.wordcheck import check_reading
@@ -79,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(exc))
     except UnreadableImage as exc:
         return fail(f"cannot read image {args.image}: {exc}")
+    except BoardCutOff as exc:
+        return fail(f"{args.image}: {exc}")
     except BoardNotFound as exc:
         return fail(f"no board found in {args.image}: {exc}")
     for warning in reading.warnings():

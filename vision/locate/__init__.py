@@ -74,10 +74,11 @@ from __future__ import annotations
 from vision.geometry import rotate_corners
 from vision.locate.board import locate_board
 from vision.locate.corner_check import check_corners
-from vision.locate.location import BoardLocation, BoardNotFound
+from vision.locate.location import BoardCutOff, BoardLocation, BoardNotFound
 from vision.locate.looks import WORK_LONG_SIDE as WORK_LONG_SIDE
 
 __all__ = [
+    "BoardCutOff",
     "BoardLocation",
     "BoardNotFound",
     "check_corners",

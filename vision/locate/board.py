@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.geometry import GRID_SIZE, image_to_grid
+from vision.geometry import GRID_SIZE, grid_to_image, image_to_grid, project
 from vision.locate.agreed_look import _agreed_look
 from vision.locate.corner_check import _square_side, check_corners
 from vision.locate.lattice import _MIN_LATTICE_CELLS
 from vision.locate.line_response import _grey
-from vision.locate.location import BoardLocation, BoardNotFound
+from vision.locate.location import BoardCutOff, BoardLocation, BoardNotFound
 from vision.locate.looks import _Looks
 from vision.locate.placement import _photo_corners, _place
 from vision.locate.premium_look import _premium_look
@@ -63,14 +63,11 @@ def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
             )
         placement = agreed
     corners = _photo_corners(placement)
-    inside = (
-        (corners[:, 0] > -0.5 * width)
-        & (corners[:, 0] < 1.5 * width)
-        & (corners[:, 1] > -0.5 * height)
-        & (corners[:, 1] < 1.5 * height)
-    )
-    if not inside.all():
-        raise BoardNotFound(f"the grid found runs far outside the image: {corners.tolist()}")
+    # A grid running out of the picture is a board cut off (or, far out, one guessed from
+    # clutter): either way its squares beyond the edge would be made up, not read.
+    cut_off = _cut_off(corners, width, height)
+    if cut_off is not None:
+        raise cut_off
     side = _square_side(corners)
     return BoardLocation(
         corners=corners,
@@ -78,3 +75,24 @@ def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
         quality=check_corners(image, corners) if quality else float("nan"),
         square_px=float(side),
     )
+
+
+#: The middles of the grid's squares, in grid units.
+_MIDDLES = np.stack(np.meshgrid(np.arange(GRID_SIZE) + 0.5, np.arange(GRID_SIZE) + 0.5),
+                    axis=-1).reshape(-1, 2)
+
+
+def _cut_off(corners: np.ndarray, width: int, height: int) -> BoardCutOff | None:
+    """The error to raise where squares of the grid at ``corners`` lie beyond the picture's
+    edges (their middles outside it), else None: a board read from lines extrapolated past
+    the picture would be a board guessed."""
+    middles = project(grid_to_image(corners), _MIDDLES)
+    beyond = {
+        "left": middles[:, 0] < 0, "right": middles[:, 0] > width,
+        "top": middles[:, 1] < 0, "bottom": middles[:, 1] > height,
+    }
+    sides = tuple(side for side, outside in beyond.items() if outside.any())
+    if not sides:
+        return None
+    count = int(np.logical_or.reduce(list(beyond.values())).sum())
+    return BoardCutOff(sides, count)

@@ -14,6 +14,30 @@ class BoardNotFound(Exception):
     """No 15x15 grid could be found in the image (the message says what was missing)."""
 
 
+class BoardCutOff(BoardNotFound):
+    """The grid found runs out of the picture: only part of the board is in view, and the
+    squares beyond the picture's edge cannot be read (nor guessed).
+
+    ``sides`` name the picture's edges the board is cut off at (``"left"``, ``"right"``,
+    ``"top"``, ``"bottom"``, as the picture is shown); ``squares_outside`` counts the squares
+    whose middle lies beyond them.
+
+    >>> print(BoardCutOff(("right", "bottom"), 40))
+    only part of the board is in the picture: it is cut off at the right and bottom edges (40 of
+    its 225 squares lie outside); take the photo with the whole board in view
+    """
+
+    def __init__(self, sides: tuple[str, ...], squares_outside: int) -> None:
+        self.sides = sides
+        self.squares_outside = squares_outside
+        edges = " and ".join(sides) + (" edges" if len(sides) > 1 else " edge")
+        super().__init__(
+            f"only part of the board is in the picture: it is cut off at the {edges} "
+            f"({squares_outside} of its 225 squares lie outside); take the photo with the whole "
+            "board in view"
+        )
+
+
 @dataclass(frozen=True)
 class BoardLocation:
     """Where the playing grid is in one image.
@@ -40,4 +64,4 @@ class BoardLocation:
 
 # Known by the package's name, where callers import them (and as tracebacks and pickles named
 # them before the package was split into modules).
-BoardNotFound.__module__ = BoardLocation.__module__ = "vision.locate"
+BoardNotFound.__module__ = BoardCutOff.__module__ = BoardLocation.__module__ = "vision.locate"
