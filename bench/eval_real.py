@@ -82,11 +82,13 @@ per photo as ``H8 C->D 0.43``: column A-O, row 1-15 from the top as GCG names sq
 upright board), the true and the read square, and the reader's confidence.
 
 ``--json FILE`` saves every photo's results (board read, wrong squares, times, warnings) for
-later comparison.
+later comparison.  ``--save-readings FILE`` keeps every reading before the word check, and
+``--replay FILE`` scores the word check again on them as it now stands, in seconds, without
+reading a photo (the readings as read stay as they were).
 
 Usage: ``.venv/bin/python bench/eval_real.py [--sets game01,jheidel-20141025,jheidel-20151016]
 [--ways uncalibrated,uncalibrated+words,calibrated,calibrated+words] [--show-errors]
-[--json FILE] [--loo halving|exact] [--jobs 2]``
+[--json FILE] [--loo halving|exact] [--jobs 2] [--save-readings FILE | --replay FILE]``
 """
 
 from __future__ import annotations
@@ -95,6 +97,7 @@ import argparse
 import copy
 import json
 import os
+import pickle
 import re
 import statistics
 import sys
@@ -118,7 +121,7 @@ from calibration.profile import Profile  # noqa: E402
 from scorer.lexicon import Lexicon  # noqa: E402
 from scorer.tiles import TileSet  # noqa: E402
 from vision.locate import BoardNotFound  # noqa: E402
-from vision.read import read_board  # noqa: E402
+from vision.read import BoardReading, read_board  # noqa: E402
 from vision.rectified import UnreadableImage  # noqa: E402
 from vision.wordcheck import check_reading  # noqa: E402
 
@@ -345,6 +348,8 @@ class Result:
     error: str = ""
     #: Set when the photo could not be read this way at all (no calibration photo).
     skipped: str = ""
+    #: The reading itself, before the word check (kept for ``--save-readings``).
+    reading: BoardReading | None = field(default=None, repr=False)
 
     @property
     def blur_warned(self) -> bool:
@@ -381,19 +386,57 @@ def _read_ways(photos: PhotoSet, name: str, profile: Profile | None,
             missing.append(Result(name, f"{base} + words", None, seconds, score(None, known),
                                   error=str(exc)))
         return missing
-    seconds = time.perf_counter() - started
+    return results_of(reading, time.perf_counter() - started, name, known, photos.tileset, base)
+
+
+def results_of(reading: BoardReading, seconds: float, name: str, known: list[str],
+               tileset: str, base: str) -> list[Result]:
+    """A reading scored as read, and after the word check where the set has a word list."""
     results = [Result(name, base, list(reading.board), seconds,
                       score(reading.board, known, reading.confidence),
-                      reading.motion_blur, reading.warnings(), reading.orientation)]
-    lexicon = _lexicon(photos.tileset)
+                      reading.motion_blur, reading.warnings(), reading.orientation,
+                      reading=reading)]
+    lexicon = _lexicon(tileset)
     if lexicon is not None:
         started = time.perf_counter()
-        checked = check_reading(reading, lexicon, TileSet.named(photos.tileset))
+        checked = check_reading(reading, lexicon, TileSet.named(tileset))
         check_seconds = time.perf_counter() - started
         results.append(Result(name, f"{base} + words", list(checked.board),
                               seconds + check_seconds,
                               score(checked.board, known, checked.confidence),
                               checked.motion_blur, checked.warnings(), checked.orientation))
+    return results
+
+
+def save_readings(path: Path, results: dict[str, dict[str, list[Result]]],
+                  sets: Sequence[PhotoSet]) -> None:
+    """Every reading before the word check, with its set, photo, way and known board."""
+    by_name = {photos.name: photos for photos in sets}
+    saved = [{"set": set_name, "tileset": by_name[set_name].tileset, "photo": r.photo,
+              "way": r.way, "reading": r.reading, "seconds": r.seconds,
+              "known": by_name[set_name].boards[r.photo]}
+             for set_name, by_way in results.items() for rs in by_way.values() for r in rs
+             if r.reading is not None]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as out:
+        pickle.dump({"kind": "tilecam real readings", "readings": saved}, out)
+
+
+def replayed(path: Path) -> dict[str, dict[str, list[Result]]]:
+    """The results of readings kept by ``--save-readings``, the word check run again on them
+    as it now stands (no photo is read)."""
+    with path.open("rb") as source:
+        try:
+            saved = pickle.load(source)
+        except Exception as exc:  # noqa: BLE001 - any unpickling failure says the same
+            raise SystemExit(f"{path}: not readings saved by --save-readings ({exc})") from exc
+    if not isinstance(saved, dict) or saved.get("kind") != "tilecam real readings":
+        raise SystemExit(f"{path}: not readings saved by --save-readings")
+    results: dict[str, dict[str, list[Result]]] = {}
+    for item in saved["readings"]:
+        for r in results_of(item["reading"], item["seconds"], item["photo"], item["known"],
+                            item["tileset"], item["way"]):
+            results.setdefault(item["set"], {}).setdefault(r.way, []).append(r)
     return results
 
 
@@ -732,6 +775,11 @@ def main() -> int:
                         help="save every photo's results to FILE")
     parser.add_argument("--loo", choices=("halving", "exact"), default="halving",
                         help="how the leave-one-out profiles are built (see the docstring)")
+    parser.add_argument("--save-readings", type=Path, metavar="FILE",
+                        help="keep every reading before the word check in FILE")
+    parser.add_argument("--replay", type=Path, metavar="FILE",
+                        help="score the word check again on readings kept in FILE "
+                             "(no photo is read)")
     parser.add_argument("--jobs", type=int, default=2,
                         help="worker processes (default 2; 1 reads in this process)")
     args = parser.parse_args()
@@ -759,34 +807,39 @@ def main() -> int:
     ways: list[str] = args.ways
     uncalibrated = any(w.startswith("uncalibrated") for w in ways)
     calibrated = any(w.startswith("calibrated") for w in ways)
-    tasks: list[tuple[str, PhotoSet, int, int]] = []
-    # Calibrated tasks first: they are the long ones.
-    for photos in chosen:
-        count = len(photos.boards)
-        if calibrated and args.loo == "exact":
-            tasks.extend(("exact", photos, a, b)
-                         for a, b in split_runs(count, args.jobs if count > 8 else 1))
-        elif calibrated:
-            tasks.extend(("halving", photos, a, b)
-                         for a, b in subtrees(count, args.jobs if count > 8 else 1))
-    if uncalibrated:
-        tasks.extend(("uncalibrated", photos, 0, 0) for photos in chosen)
-    if args.jobs > 1:
-        # Tesseract's own threads would only compete with the other worker.
-        os.environ.setdefault("OMP_THREAD_LIMIT", "1")
-        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-            done = list(pool.map(_task, *zip(*tasks, strict=True)))
-    else:
-        done = [_task(*task) for task in tasks]
     results: dict[str, dict[str, list[Result]]] = {p.name: {} for p in chosen}
     infos: dict[str, dict] = {p.name: {"skipped": {}, "extensions": 0} for p in chosen}
-    for set_name, kind, payload in done:
-        found = payload if kind == "uncalibrated" else payload[0]
-        if kind != "uncalibrated":
-            infos[set_name]["skipped"].update(payload[1]["skipped"])
-            infos[set_name]["extensions"] += payload[1]["extensions"]
-        for r in found:
-            results[set_name].setdefault(r.way, []).append(r)
+    if args.replay is not None:
+        for set_name, by_way in replayed(args.replay).items():
+            if set_name in results:
+                results[set_name] = by_way
+    else:
+        tasks: list[tuple[str, PhotoSet, int, int]] = []
+        # Calibrated tasks first: they are the long ones.
+        for photos in chosen:
+            count = len(photos.boards)
+            if calibrated and args.loo == "exact":
+                tasks.extend(("exact", photos, a, b)
+                             for a, b in split_runs(count, args.jobs if count > 8 else 1))
+            elif calibrated:
+                tasks.extend(("halving", photos, a, b)
+                             for a, b in subtrees(count, args.jobs if count > 8 else 1))
+        if uncalibrated:
+            tasks.extend(("uncalibrated", photos, 0, 0) for photos in chosen)
+        if args.jobs > 1:
+            # Tesseract's own threads would only compete with the other worker.
+            os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+            with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+                done = list(pool.map(_task, *zip(*tasks, strict=True)))
+        else:
+            done = [_task(*task) for task in tasks]
+        for set_name, kind, payload in done:
+            found = payload if kind == "uncalibrated" else payload[0]
+            if kind != "uncalibrated":
+                infos[set_name]["skipped"].update(payload[1]["skipped"])
+                infos[set_name]["extensions"] += payload[1]["extensions"]
+            for r in found:
+                results[set_name].setdefault(r.way, []).append(r)
     order = {p.name: list(p.boards) for p in chosen}
     for set_name, by_way in results.items():
         for way in list(by_way):
@@ -795,6 +848,8 @@ def main() -> int:
             else:
                 by_way[way].sort(key=lambda r, s=set_name: order[s].index(r.photo))
     elapsed = time.perf_counter() - started
+    if args.save_readings is not None:
+        save_readings(args.save_readings, results, chosen)
     print(f"Board reading on labelled real photos ({PHOTOS}); ways: {', '.join(ways)}; "
           f"leave-one-out profiles by {args.loo}; {args.jobs} worker process(es)")
     for photos in chosen:

@@ -114,9 +114,8 @@ def test_exit_status_through_the_program(tmp_path):
 
 
 def test_read_checks_words_with_the_games_own_list(tmp_path, capsys):
-    """A phone photo of an English game with CIN on the board, a word ENABLE has not (the
-    bundled list's word check turns it into a word the glyph also looks like): with the game's
-    own list, CIN stands, as the readers saw it."""
+    """A phone photo of an English game with CIN on the board, a word ENABLE has not: with the
+    game's own list, CIN stands, as the readers saw it, and is not named as unlisted."""
     photo = SHARED / "data" / "photos" / "jheidel" / "IMG_20151016_170803.jpg"
     if not photo.is_file():
         pytest.skip(f"real photos not available: {photo} is missing")
@@ -131,7 +130,9 @@ def test_read_checks_words_with_the_games_own_list(tmp_path, capsys):
     bundled = (REPO / "scorer" / DEFAULT_RESOURCE).read_bytes()
     own.write_bytes(gzip.decompress(bundled) + b"cin\n")
     assert main(["read", str(photo), "--lexicon", str(own)]) == 0
-    assert capsys.readouterr().out.splitlines()[3][8:11] == "CIN"
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[3][8:11] == "CIN"
+    assert "CIN (4I)" not in captured.err and "CIGA (L5)" in captured.err
     assert main(["read", str(photo), "--lexicon", str(tmp_path / "none.txt")]) == 2
     assert "cannot read word list" in capsys.readouterr().err
 
@@ -165,8 +166,11 @@ def test_read_warns_of_a_blur_that_misreads_letters(tmp_path, capsys):
     assert "warning: the photo is blurred" in err and "hold the camera still" in err
     assert main(["read", str(_rendered_photo(tmp_path, 0, "red")), "--json"]) == 0
     captured = capsys.readouterr()
-    assert captured.err == ""
-    assert set(json.loads(captured.out)) == {"board", "corners", "confidence", "seconds"}
+    # The position's made-up words are named as in no list, but nothing is warned of.
+    assert "warning" not in captured.err
+    result = json.loads(captured.out)
+    assert set(result) == {"board", "corners", "confidence", "seconds", "not_in_word_list"}
+    assert {"word": "JABNOBOWER", "position": "8D"} in result["not_in_word_list"]
 
 
 @pytest.mark.parametrize(("keep", "side"), [
@@ -187,3 +191,37 @@ def test_a_photo_of_part_of_the_board_is_refused_naming_the_side_cut_off(
     assert captured.out == ""
     assert "only part of the board is in the picture" in captured.err
     assert f"cut off at the {side} edge" in captured.err
+
+
+def labelled_boards(path: Path) -> dict[str, list[str]]:
+    """The boards of a labels file (``## FILE ...`` then 15 rows; ``#`` lines are comments)."""
+    boards: dict[str, list[str]] = {}
+    lines = [line for line in path.read_text("utf-8").splitlines()
+             if line.startswith("## ") or not line.startswith("#")]
+    for k, line in enumerate(lines):
+        if line.startswith("## "):
+            boards[line[3:].split()[0]] = lines[k + 1:k + 16]
+    return boards
+
+
+def test_a_real_board_holding_non_words_is_read_as_it_is_and_the_words_named(capsys):
+    """A real game between friends: CIN, CIGA, ROME and EQUAITY are in no word list.  The word
+    check used to make DIN, GIGA and POME of them; the tiles are reported as they are, and
+    the words are named as not in the list (in the JSON and on stderr)."""
+    photo = JHEIDEL / "IMG_20151016_170803.jpg"
+    if not photo.is_file():
+        pytest.skip(f"real photos not available: {photo} is missing")
+    known = labelled_boards(REPO / "bench" / "labels" / "jheidel-20151016.txt")[photo.name]
+    assert main(["read", str(photo), "--json"]) == 0
+    captured = capsys.readouterr()
+    result = json.loads(captured.out)
+    board = result["board"]
+    assert board[3][8:11] == "CIN"
+    assert "".join(board[r][11] for r in range(4, 8)) == "CIGA"
+    assert "".join(board[r][4] for r in range(11, 15)) == "ROME"
+    wrong = [(r, c) for r in range(15) for c in range(15) if board[r][c] != known[r][c]]
+    assert wrong == [], wrong
+    unlisted = {item["word"]: item["position"] for item in result["not_in_word_list"]}
+    assert unlisted["CIN"] == "4I" and unlisted["CIGA"] == "L5" and unlisted["ROME"] == "E12"
+    assert unlisted["EQUAITY"] == "C5"
+    assert "not in the word list: " in captured.err and "CIN (4I)" in captured.err

@@ -36,12 +36,18 @@ def test_words_are_runs_of_two_or_more_across_and_down() -> None:
     assert words_on(rows) == [[(7, 7), (7, 8), (7, 9)], [(7, 8), (8, 8)]]
 
 
-def test_a_misread_crossing_letter_is_mended(lexicon: Lexicon) -> None:
-    # HATS across, AT down from its A: the A read as O gives HOTS (not a word) and OT.
+def test_a_misread_crossing_letter_is_mended_where_the_reader_was_unsure(
+        lexicon: Lexicon) -> None:
+    # HATS across, AT down from its A: the A read as O gives HOTS (not a word) and OT.  A
+    # reader that ranks no alternatives (Tesseract alone) and was unsure: the words choose.
     rows = board((7, 5, "HOTS"), (8, 6, "|T"))
-    fixed, changes = correct_words(rows, np.full((15, 15), 0.9), lexicon)
+    confidence = np.full((15, 15), 0.9)
+    confidence[7, 6] = 0.4
+    fixed, changes = correct_words(rows, confidence, lexicon)
     assert fixed[7][5:9] == "HATS"
     assert changes == [((7, 6), "O", "A")]
+    # Read with confidence, the O stands: HOTS is reported, not made a word.
+    assert correct_words(rows, np.full((15, 15), 0.9), lexicon) == (rows, [])
 
 
 def test_an_ambiguous_letter_is_left_as_read(lexicon: Lexicon) -> None:
@@ -90,7 +96,9 @@ def test_only_lookalikes_mend_and_a_sure_letter_keeps_its_first_guess() -> None:
     rows = board((7, 3, "XRIEF"))
     confidence = np.full((15, 15), 0.9)
     confidence[7, 3], confidence[7, 4], confidence[7, 5] = 0.6, 0.1, 0.2
-    mended = {"XKB": "BRIEF", "XGB": "GRIEF", "XBG": "BRIEF", "XKY": "XRIEF"}
+    # Ranked without similarities, each rank down is 0.045 less like the glyph: the second
+    # guess is close enough for the words to choose it, the third is not.
+    mended = {"XKB": "XRIEF", "XGB": "GRIEF", "XBG": "BRIEF", "XKY": "XRIEF"}
     for guesses, word in mended.items():
         fixed, _ = correct_words(rows, confidence, lexicon, likeliest={(7, 3): tuple(guesses)})
         assert fixed[7][3:8] == word, guesses
@@ -117,7 +125,9 @@ def test_a_blank_stays_a_blank_and_leaves_its_word_free(lexicon: Lexicon) -> Non
     assert correct_words(rows, np.full((15, 15), 0.9), lexicon) == (rows, [])
     # A misread letter beside a blank is still mended when the blank's word allows one letter.
     rows = board((7, 5, "H?TX"), (6, 8, "|IX"))
-    fixed, changes = correct_words(rows, np.full((15, 15), 0.9), lexicon)
+    unsure = np.full((15, 15), 0.9)
+    unsure[7, 8] = 0.4
+    fixed, changes = correct_words(rows, unsure, lexicon)
     assert changes == [((7, 8), "X", "S")] and fixed[7][5:9] == "H?TS"
 
 
@@ -125,7 +135,9 @@ def test_check_reading_marks_what_it_changed(lexicon: Lexicon) -> None:
     rows = board((7, 5, "HOTS"), (8, 6, "|T"))
     reading = BoardReading(board=rows, corners=np.zeros((4, 2), np.float32),
                            confidence=np.full((15, 15), 0.95), seconds=0.0,
-                           sources={(7, 6): "classifier"})
+                           sources={(7, 6): "classifier"},
+                           likeliest={(7, 6): ("O", "A", "Q")},
+                           likeness={(7, 6): (0.81, 0.76, 0.52)})
     checked = check_reading(reading, lexicon, TileSet.named("en"))
     assert checked.board[7][5:9] == "HATS"
     assert checked.sources[(7, 6)] == "dictionary"
@@ -171,9 +183,14 @@ def test_of_several_mending_letters_the_one_the_glyph_looks_like_is_chosen(
     assert checked.board[7][6:9] == "COT" and checked.sources[(7, 7)] == "dictionary"
     elsewhere = replace(reading, likeliest={(7, 7): ("X", "K", "Y")})
     assert check_reading(elsewhere, lexicon, TileSet.named("en")).board == rows
-    # Of the mending letters the classifier ranks, its likeliest wins.
-    assert correct_words(rows, confidence, lexicon, likeliest={(7, 7): ("U", "O", "A")})[0] \
+    # Of the mending letters close to the one read, the likeliest wins.
+    assert correct_words(rows, confidence, lexicon, likeliest={(7, 7): ("X", "U", "O")})[0] \
         == board((7, 6, "CUT"))
+    assert correct_words(rows, confidence, lexicon, likeliest={(7, 7): ("X", "O", "U")})[0] \
+        == board((7, 6, "COT"))
+    # A letter the classifier did not rank (another reader named it) has no close one.
+    assert correct_words(rows, confidence, lexicon, likeliest={(7, 7): ("U", "O", "A")})[0] \
+        == rows
 
 
 def test_a_reading_carries_the_classifiers_likeliest_letters_and_their_likeness(
@@ -257,9 +274,10 @@ def test_a_blank_between_two_pieces_is_found_before_a_letter_mends_a_piece() -> 
     checked = check_reading(reading, lexicon, TileSet.named("en"))
     assert checked.board[7][3:10] == "ARG?TIC"
     assert checked.sources[(7, 6)] == "dictionary"
-    # With the set's blanks all on the board already, the letter is mended as before.
+    # With the set's blanks all on the board already, no blank is found, and the G, far more
+    # like a G than a C, is not made ARC: ARG is reported as read.
     spent = replace(reading, board=board((7, 3, "ARG"), (7, 7, "TIC"), (12, 0, "?"), (12, 5, "?")))
-    assert check_reading(spent, lexicon, TileSet.named("en")).board[7][3:10] == "ARC.TIC"
+    assert check_reading(spent, lexicon, TileSet.named("en")).board[7][3:10] == "ARG.TIC"
     # A piece of one tile read unsurely does not choose the word: its letter may be misread.
     lexicon = Lexicon.from_words(["GAUD", "CAUDAL", "EL"])
     rows = board((7, 3, "CAUD"), (7, 8, "|LL"))
@@ -346,8 +364,9 @@ def test_a_letter_misread_in_one_word_is_read_again_by_the_photos_own_letters() 
 def test_a_premium_label_read_as_a_letter_at_a_words_end_is_taken_off() -> None:
     """AT down ending on K4, the double-word square L4 beside its T: the label's print, read
     as an E like no letter at all, made TE, which an A would mend into TA as readily; the
-    label is taken off.  Ending CAT instead, the same glyph is a tile's: one letter mends
-    CATE into CATS, a longer word than chance makes."""
+    label is taken off.  Ending CAT instead, one letter would mend CATE into CATS, but only a
+    glyph about as like an S as an E may be mended so; being like no letter at all, the glyph
+    is the label there too."""
     lexicon = Lexicon.from_words(["AT", "TA", "CAT", "CATS"])
 
     def read_with(rows: list[str], square: tuple[int, int],
@@ -367,4 +386,5 @@ def test_a_premium_label_read_as_a_letter_at_a_words_end_is_taken_off() -> None:
     assert tile.board[3][10:12] == "TA"
     longer = check_reading(read_with(board((3, 8, "CATE")), (3, 11), (-0.3, -0.35, -0.4)),
                            lexicon, TileSet.named("en"))
-    assert longer.board[3][8:12] == "CATS"
+    # No letter close to the glyph mends CATE: like no letter at all, it is the label.
+    assert longer.board[3][8:12] == "CAT."

@@ -129,6 +129,10 @@ class BoardReading:
     #: Each lettered square's glyph as the classifiers saw it (:attr:`Glyph.normalised`): the
     #: word check learns from the photo's own letters in valid words what its others are.
     glyphs: dict[tuple[int, int], np.ndarray] = field(default_factory=dict, repr=False)
+    #: The words on the board as read that are in no word list, each with its GCG position
+    #: (``("CIN", "4I")``), once a word list was consulted (:func:`vision.wordcheck.check_reading`);
+    #: None where none was.  The tiles stay as read: whether a word stands is the players' call.
+    not_in_word_list: tuple[tuple[str, str], ...] | None = None
 
     def warnings(self) -> list[str]:
         """What about the photo may have made the reading wrong, for the user to act on.
@@ -169,7 +173,8 @@ class BoardReading:
             "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in self.corners],
             "confidence": [[round(float(c), 3) for c in row] for row in self.confidence],
             "seconds": round(self.seconds, 4),
-        }
+        } | ({} if self.not_in_word_list is None else {"not_in_word_list": [
+            {"word": word, "position": position} for word, position in self.not_in_word_list]})
 
 
 def tiles_apart(board: Sequence[str]) -> int:

@@ -1,30 +1,32 @@
-"""The board's words as evidence for its letters: the letters of a word that is no word are
-replaced by the cheapest change that makes every word they lie in valid, when only one is
-cheapest.
+"""The board's words as evidence for its letters, where the glyphs leave a choice: a letter of
+a word that is no word is replaced only by one its glyph looks about as much like, when
+exactly one such change makes every word through it valid.
 
-A board from a real game holds words of the agreed dictionary (a phony that stood is the rare
-exception).  A misread letter almost always breaks a word; where the square lies in two words
-(across and down), the dictionary nearly always leaves only one letter that mends both.  The
-check works on a whole reading (:class:`vision.read.BoardReading`) after the readers, so it
-serves both the calibrated classifier and Tesseract.
+The word check serves the reader, not the dictionary.  A real board holds words that are in
+no word list (names, misspellings, house rules, a phony nobody challenged), and the reader's
+job is to report the tiles: whether a word is valid is the players' question.  So the word
+list only chooses between letters the glyph itself leaves close: a letter changes only to one
+the reader ranked among its likeliest for the glyph at a similarity at most
+:data:`CLOSE_LIKENESS` below the letter read's; a letter the reader did not rank (named by
+another reader) has no close one; a reader that ranks nothing (Tesseract alone) leaves every
+letter close only where it was unsure (:data:`UNSURE_BELOW`).  A confident letter is never
+replaced, and a word no close change mends is reported as read.  Measured on the labelled real
+photos (``bench/eval_real.py``, the nine handheld phone photos, read with and without a
+profile): letting the word list choose any of the glyph's likeliest letters made 17 squares
+wrong and 11 right (RIEA made RHEA, CIN DIN, ROME POME, a D read with confidence 0.97 a B);
+choosing only close ones (:data:`CLOSE_LIKENESS` up to 0.08; at 0.12 one goes wrong), it makes
+none wrong and 7 right: the O's the stock reader took for D's in a real game.  On rendered
+photos, where every word is valid, the words then settle fewer letters of motion-blurred
+photos (those the reading warns of), and as many of sharp and out-of-focus ones.
 
-Which letters change: the cheapest set of changes that makes the invalid word and every
+Which letters change: the cheapest set of such changes that makes the invalid word and every
 word through a changed square valid, when it is the only cheapest one
 (:meth:`_BoardCheck.cheapest_mend`).  A change costs one, plus how much less the glyph looks
 like the new letter than like the reader's likeliest (its shortfall in similarity, in steps of
-:data:`LIKENESS_STEP`): a glyph the classifier found nearly as like an I as an L changes
-cheaply, one that was clearly an L does not.  A letter among the reader's likeliest for the
-glyph (:data:`vision.letters.LIKELIEST` of them) is what a glyph most often turns out to be;
-one outside them is allowed only where the reader was unsure (:data:`UNSURE_BELOW`), or ranked
-nothing (Tesseract alone), and costs :data:`ANY_LETTER` more.  A letter read with near
-certainty (:data:`SURE`) changes only to the glyph's likeliest letter (which another reader
-overruled): a word of such letters that is no word was broken by a tile or blank the photo did
-not show.  Searching the changes cheapest first, and the words they touch with them, mends a
-word with two misread letters whose crossing word holds a third, which taking the least
-confident letters of one word at a time could not, and leaves a clearly read letter alone where
-letters whose glyphs look like others mend the words as well.  On the 300 rendered photos of
-``bench/eval_rendered.py`` this search left 70 squares wrong where the word-by-word check
-left 79 (calibrated), and 71 where it left 113 (uncalibrated).
+:data:`LIKENESS_STEP`).  A letter read with near certainty (:data:`SURE`) changes only to the
+glyph's likeliest letter (which another reader overruled).  Searching the changes cheapest
+first, and the words they touch with them, mends a word with two misread letters whose
+crossing word holds a third.
 A changed square keeps a low confidence and its source becomes ``"dictionary"``.  Blanks
 (``?``) are never changed: their letter is unknown to a photo, so a word through a blank is
 checked with the blank free.
@@ -34,7 +36,8 @@ can take one letter of this photo's font and blur for another wherever it stands
 letter stands right in the words read well.  After a first check the glyphs of the words still
 invalid are compared with the photo's own glyphs of letters in valid words
 (:func:`learnt_from_the_photo`), which adds to what each glyph looks like and re-reads one
-clearly closer to a letter of the photo; the check then runs again from the reading.
+read without confidence that is clearly closer to a letter of the photo; the check then runs
+again from the reading.
 
 A ``?`` that is not a blank is different: a glyph the reader found ink for but could read no
 letter in (Tesseract on a blurred tile often answers nothing).  Such an *unread* square is
@@ -60,7 +63,8 @@ letters, after them otherwise.
 >>> rows = ["." * 15 for _ in range(15)]
 >>> rows[7] = "......CIT......"                           # CAT with its A read as I
 >>> rows[8] = ".......T......."                           # ... and AT going down through it
->>> fixed, changes = correct_words(rows, np.full((15, 15), 0.9), lex)
+>>> ranked = {(7, 7): ("I", "A", "L")}                    # the glyph about as like an A
+>>> fixed, changes = correct_words(rows, np.full((15, 15), 0.9), lex, likeliest=ranked)
 >>> fixed[7][6:9], changes
 ('CAT', [((7, 7), 'I', 'A')])
 """
@@ -77,7 +81,9 @@ from functools import lru_cache
 import numpy as np
 
 from scorer.lexicon import Lexicon
-from scorer.squares import PREMIUM_LAYOUT
+from scorer.rules import position_name
+from scorer.squares import PREMIUM_LAYOUT, Direction
+from scorer.squares import Square as ScorerSquare
 from scorer.tiles import TileSet
 from vision.letter_choice import LABEL_UNLIKE
 from vision.letters import LIKELIEST, LetterClassifier
@@ -104,12 +110,18 @@ SURE = 0.99
 #: that costs as much as one more changed letter.  Letters of one glyph lie 0.01 to 0.5
 #: apart; 0.03 to 0.06 gave the fewest errors on the rendered photos.
 LIKENESS_STEP = 0.045
-#: Confidence below which a letter may also change to one the reader did not rank at all...
+#: The word list chooses only between letters the glyph itself leaves close: a letter changes
+#: only to one the reader ranked among its likeliest for the glyph at a similarity at most this
+#: far below the letter read's (:attr:`vision.letters.LetterGuess.likeness`; the classifier's
+#: confidence is its lead over the next letter in steps of 0.15, so a lead of 0.05 is a
+#: confidence of a third at most).  Real boards hold words in no word list (names, misspellings,
+#: house rules, a phony nobody challenged): a C plainly a C stays a C in CIN, though DIN is a
+#: word.
+CLOSE_LIKENESS = 0.08
+#: Confidence below which a letter read by a reader that ranks no alternatives (Tesseract
+#: alone) may change to any letter...
 UNSURE_BELOW = 0.6
-#: ... at this much more than its least likely ranked letter.  On the rendered photos of
-#: ``bench/eval_rendered.py`` (seeds 1, 4, 7 and 8, both readers) 0.5, 1, 1.5 and 2 left 690,
-#: 685, 702 and 715 squares wrong: the letter a heavily blurred glyph was is often not among
-#: the few it looks likeliest to be.
+#: ... at this much more than a change to a ranked letter.
 ANY_LETTER = 1.0
 #: Changes dearer than this are not made: that many misread letters in a few words are more
 #: likely a photo read badly throughout than a word the dictionary can settle.
@@ -139,6 +151,10 @@ LEARNT_FROM_AT_LEAST = 5
 #: 817 squares wrong uncalibrated (709, 697, 688, 693 calibrated); on the nine sets not used
 #: to choose (29, 31-38) 0.03 left 538 where 0.1 left 543 (427 and 431 calibrated).
 REREAD_BY = 0.03
+#: ... where it was read with less confidence than this: a letter read with confidence stays
+#: as read though its word is in no word list (ABENDS kept its D, 0.97, that the photo's own B
+#: was a little more like).
+REREAD_BELOW = 0.5
 
 Square = tuple[int, int]
 
@@ -407,15 +423,21 @@ class _BoardCheck:
         costs: dict[str, float] = {}
         if letter != BLANK:
             sure = confidence >= SURE
-            for rank, other in enumerate(ranked):
-                if other != letter and not (sure and rank > 0):
-                    costs[other] = 1.0 + (likeness[0] - likeness[rank]) / LIKENESS_STEP
-            if not sure and (confidence < UNSURE_BELOW or not ranked):
-                unranked = 1.0 + ANY_LETTER + (
-                    (likeness[0] - likeness[-1]) / LIKENESS_STEP if ranked else 0.0)
+            # Alternatives are weighed against the letter read; a letter the reader did not
+            # rank (one the calibrated classifier never learnt, named by another reader) has
+            # none the glyph leaves close.
+            if letter in ranked:
+                read_likeness = likeness[ranked.index(letter)]
+                for rank, other in enumerate(ranked):
+                    if (other != letter and not (sure and rank > 0)
+                            and read_likeness - likeness[rank] <= CLOSE_LIKENESS):
+                        costs[other] = 1.0 + (likeness[0] - likeness[rank]) / LIKENESS_STEP
+            if not sure and not ranked and confidence < UNSURE_BELOW:
+                # A reader that ranks nothing (Tesseract alone) leaves every letter as close
+                # as any other where it was unsure.
                 for other in self.letters:
-                    if other != letter and other not in costs and other not in ranked:
-                        costs[other] = unranked
+                    if other != letter:
+                        costs[other] = 1.0 + ANY_LETTER
         self._costs[square] = costs
         return costs
 
@@ -681,8 +703,9 @@ def check_reading(reading: BoardReading, lexicon: Lexicon, tileset: TileSet) -> 
     for square in stray_labels(rows, lexicon, reading.likeness, tileset):
         changes.append((square, rows[square[0]][square[1]], EMPTY))
         rows[square[0]] = rows[square[0]][:square[1]] + EMPTY + rows[square[0]][square[1] + 1:]
+    unlisted = words_not_in_list(rows, lexicon, tileset)
     if not changes:
-        return reading
+        return replace(reading, not_in_word_list=unlisted)
     confidence = reading.confidence.copy()
     sources = dict(reading.sources)
     for square, _, now in changes:
@@ -691,7 +714,32 @@ def check_reading(reading: BoardReading, lexicon: Lexicon, tileset: TileSet) -> 
             sources.pop(square, None)  # no tile: nothing read it
         else:
             sources[square] = "dictionary"
-    return replace(reading, board=rows, confidence=confidence, sources=sources)
+    return replace(reading, board=rows, confidence=confidence, sources=sources,
+                   not_in_word_list=unlisted)
+
+
+def words_not_in_list(rows: Sequence[str], lexicon: Lexicon,
+                      alphabet: Sequence[str] | TileSet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+                      ) -> tuple[tuple[str, str], ...]:
+    """The words on the board that no letters for its blanks make valid, as read (``?`` for
+    a blank), each with its GCG position (row first across, column first down).
+
+    >>> lex = Lexicon.from_words(["ROBE", "ROMEO", "TO"])
+    >>> rows = ["." * 15 for _ in range(15)]
+    >>> rows[7] = "......ROME....."                  # a name: in no word list
+    >>> rows[8] = ".........?....."                  # E? down: no letter makes it a word
+    >>> words_not_in_list(rows, lex)
+    (('ROME', '8G'), ('E?', 'J8'))
+    """
+    check = _BoardCheck(rows, lexicon, alphabet)
+    unlisted = []
+    for word in check.words:
+        if not check.valid(word):
+            across = word[0][0] == word[-1][0]
+            position = position_name(ScorerSquare(*word[0]),
+                                     Direction.ACROSS if across else Direction.DOWN)
+            unlisted.append(("".join(check.letter(square) for square in word), position))
+    return tuple(unlisted)
 
 
 def _blanks_left(rows: Sequence[str], unread: Collection[Square], tileset: TileSet) -> int:
@@ -751,6 +799,10 @@ def learnt_from_the_photo(rows: Sequence[str], reading: BoardReading, lexicon: L
         likeliest[r, c] = tuple(letter for letter, _ in ranked)
         likeness[r, c] = tuple(value for _, value in ranked)
         best, value = ranked[0]
-        if board[r][c] != BLANK and value - merged.get(board[r][c], -2.0) >= REREAD_BY:
+        # Only against the letter read's own similarity: a letter no sample of either reader
+        # was compared with has nothing to be clearly less like.
+        if (board[r][c] != BLANK and board[r][c] in merged
+                and reading.confidence[r, c] < REREAD_BELOW
+                and value - merged[board[r][c]] >= REREAD_BY):
             board[r][c] = best
     return Relearnt(["".join(row) for row in board], likeliest, likeness)

@@ -1,9 +1,11 @@
 """``tilecam read``: read the board in one photo.
 
 Prints 15 lines of 15 squares (``.`` empty, upper case letter, ``?`` blank), or with ``--json``
-``{"board": [...], "corners": [[x, y] x4], "confidence": [[...] x15], "seconds": t}``.
-Exit status: 0 when read, 2 when the image cannot be read, no board is found in it, or the
-profile cannot be loaded.
+``{"board": [...], "corners": [[x, y] x4], "confidence": [[...] x15], "seconds": t}``, with
+``"not_in_word_list": [{"word": "CIN", "position": "4I"}, ...]`` where a word list was used.
+Words in no list are named on stderr and kept as read.  Exit status: 0 when read, 2 when the
+image cannot be read, no board (or only part of one) is in it, or the profile cannot be
+loaded.
 """
 
 from __future__ import annotations
@@ -35,8 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--no-dictionary", action="store_true",
-        help="print the letters as read; by default a letter that breaks a word is replaced "
-             "where the word list and the glyph settle which letter mends it",
+        help="print the letters as read; by default a letter of a word in no word list is "
+             "replaced only by one its glyph looks about as much like, where exactly one such "
+             "letter makes every word valid (the other words in no list are named on stderr)",
     )
 
 
@@ -85,6 +88,11 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"no board found in {args.image}: {exc}")
     for warning in reading.warnings():
         print(f"tilecam read: warning: {warning}", file=sys.stderr)
+    if reading.not_in_word_list:
+        # Reported, not mended: a real board may hold a name, a misspelling or a phony that
+        # stood; the tiles are printed as read.
+        listed = ", ".join(f"{word} ({position})" for word, position in reading.not_in_word_list)
+        print(f"tilecam read: not in the word list: {listed}", file=sys.stderr)
     if args.json:
         print(json.dumps(reading.to_json(), ensure_ascii=False))
     else:
