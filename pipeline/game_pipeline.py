@@ -14,10 +14,11 @@
   confirm, a placement the rules refuse, a still without a placement) becomes a
   :class:`Question` for the players: never a silently wrong score;
 - once every letter asked is answered, every word the move forms is checked against the word
-  list, whatever was asked before: a letter misread even with confidence is *corrected by the
-  dictionary* when one letter clearly fits (the only one, or the one a second reading
-  proposes) and the glyph could be that letter, otherwise the players are asked (a phony
-  stands as laid when they say so);
+  list, whatever was asked before: a misread letter is *corrected by the dictionary* when one
+  letter clearly fits (the only one, or the one a second reading proposes) and the glyph
+  leaves that letter close to the one read; otherwise the play stands as laid, its words in
+  no list named in the move's notes (a name, a misspelling or a phony is the players' to
+  challenge, not the camera's to mend);
 - a move needing a tile of which none is left shows an earlier misread: the earlier tile is
   corrected in the game (replayed from that move; the report's ``corrected`` says which, the
   earlier report gets a note) when the word list and the readers point at one, otherwise the

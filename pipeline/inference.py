@@ -178,20 +178,20 @@ class InferenceSteps:
         A blank whose letter the word list gave when other letters were not known yet is
         solved again with the letters as answered, and asked when that no longer settles it.
 
-        Any other word not in the word list is a misread or a phony.  Squares whose letter the
-        players gave (or were asked) are not doubted; on the others a correction *by the
-        dictionary* is made when the evidence points at one change: the only one-letter change
+        Any other word not in the word list is a misread, or a word the players may play
+        anyway (a name, a misspelling, a phony).  Squares whose letter the players gave (or
+        were asked) are not doubted; on the others a correction *by the dictionary* is made
+        only to letters the glyph leaves close (:meth:`_close`), when the evidence points at
+        one change: the only one-letter change
         (to a letter still unseen) that makes every word valid that a reader proposed
         (Tesseract's second reading, or the classifier's reading before Tesseract overruled
         it); else an earlier move's tile in one of the words, with the one other letter that
         its own second reading proposes and that makes every word valid; else the only
         one-letter change there is, unless both readers read the letter as it is (then it may
         be a phony); else the only letters that make every word valid on the squares read
-        without confidence or read differently by the two readers.  A tile read with
-        confidence is only ever changed to a letter its glyph could be (:meth:`_plausible`): a
-        clear Q made an R because a word wants one would hide a phony.  Otherwise the players
-        are asked, once: the letter of the one square that could change, or else what was
-        played (what they answer stands, a phony included).
+        without confidence or read differently by the two readers.  A clear Q made an R
+        because a word wants one would hide a phony.  Otherwise the play stands as laid, with
+        a note naming the words in no list: the game goes on, and a challenge decides.
 
         A placement needing a tile of which none is left is taken as a misread too: see
         :meth:`_check_tiles_left`.
@@ -208,13 +208,15 @@ class InferenceSteps:
         if not self._solve(check.board, tiles, [], self.tileset.letters):
             blanks = self._recheck_blanks(check)
             if blanks is None:
-                if state.words_asked:
-                    invalid = self._invalid_words(check.board, tiles)
-                    note_once(state, f"not in the word list: {', '.join(invalid)} (played as "
-                              "laid, the players said)")
-                    return
-                if not self._fix_words(check):
-                    return
+                corrected = not state.words_stand and self._fix_words(check)
+                if not corrected and not state.words_stand:
+                    return  # no words to speak of: the rules refuse the placement
+                if corrected:
+                    check = self._check(state, self._letters(state)[0])
+                # Corrected, or standing as laid (see _fix_words): the tiles left can still
+                # show a misread.
+                self._check_tiles_left(check)
+                return
             elif not blanks:
                 return
             check = self._check(state, self._letters(state)[0])
@@ -280,9 +282,12 @@ class InferenceSteps:
                     candidates.append((square, solution[square]))
         seconds = self._second_readings(loose)
         readers = {sq: self._other_readings(sq, tiles[sq], seconds) for sq in loose}
+        # A letter another reader read in the glyph is one the glyph leaves close (if the
+        # classifier ranks it at all); any other only where the classifier finds it close.
         plausible = [(sq, letter) for sq, letter in candidates
-                     if self._plausible_here(state, sq, letter)]
-        supported = [(sq, letter) for sq, letter in plausible if letter in readers[sq]]
+                     if self._close_here(state, sq, letter)]
+        supported = [(sq, letter) for sq, letter in candidates if letter in readers[sq]
+                     and self._plausible_here(state, sq, letter)]
         change: dict[Square, str] = {}
         how = ""
         if len(supported) == 1:
@@ -300,7 +305,7 @@ class InferenceSteps:
                 if len(fitting) == 1 and len(solutions) < 8:
                     change = {sq: c for sq, c in fitting[0].items() if c != tiles[sq]}
                     how = "the only letters that make every word valid"
-                    if not all(self._plausible_here(state, sq, c) for sq, c in change.items()):
+                    if not all(self._close_here(state, sq, c) for sq, c in change.items()):
                         change = {}
         if change:
             valid = self._words(board, {**tiles, **change})
@@ -312,31 +317,12 @@ class InferenceSteps:
                           f"{letter} by the dictionary: {', '.join(invalid)} not in the word "
                           f"list, {', '.join(valid)} valid ({how})")
             return True
-        state.words_asked = True
-        squares = sorted({sq for sq, _ in candidates})
-        if len(squares) == 1:
-            [square] = squares
-            options = sorted(letter for sq, letter in candidates if sq == square)
-            read = tiles[square]
-            state.asked.add(square)
-            state.questions.append(self._ask(
-                "letter",
-                f"{', '.join(invalid)} is not in the word list: is the tile on "
-                f"{self.name(square)} {' or '.join(options)} (read as {read}), or is the play a "
-                "phony?",
-                square=square, choices=options + [read], guess=read,
-            ))
-            return False
-        notation = self._notation(board, tiles)
-        why = (f"one letter changed on any of {', '.join(self.name(sq) for sq in squares)} "
-               "would make every word valid" if squares else
-               "no one letter changed would make every word valid")
-        state.questions.append(self._ask(
-            "placement",
-            f"{', '.join(invalid)} is not in the word list ({why}): what was played"
-            + (f" (read as {notation})?" if notation else "?"),
-            guess=notation,
-        ))
+        # No letter the glyphs leave close mends the words: the play stands as laid, a word in
+        # no list included (a name, a misspelling, a phony); whether it stands is the players'
+        # call, by a challenge, not the camera's.
+        state.words_stand = True
+        note_once(state, f"not in the word list: {', '.join(invalid)} (as laid; the players "
+                  "may challenge it)")
         return False
 
 
@@ -479,7 +465,8 @@ class InferenceSteps:
         """The earlier tile to correct, when the evidence points at one (see
         :meth:`_check_tiles_left`): its square, letter and why; None otherwise (or when more
         than one tile is ``needed``: those are asked).  ``supported_only``: only a letter a
-        reader proposed."""
+        reader proposed (where a word in no list, not a tile count, is the evidence: the glyph
+        must leave the letter close, as another reader's reading of it does)."""
         suspects = [(sq, letter) for sq, letter in suspects if self._plausible(
             self._laid[sq].glyph, self._laid[sq].confidence, letter)]
         if not suspects or needed != 1:

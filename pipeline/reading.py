@@ -205,6 +205,32 @@ class ReadingSteps:
         return ranking is None or letter in ranking[:PLAUSIBLE_RANK]
 
 
+    def _close_here(self, state: PendingTurn, square: Square, letter: str) -> bool:
+        """Whether this turn's tile on ``square`` may be corrected to ``letter`` by the word
+        list (see :meth:`_close`)."""
+        read = self._reads.get(square)
+        glyph = read.glyphs.get(square) if read is not None else None
+        return self._close(glyph, state.read[square][1], state.read[square][0], letter)
+
+
+    def _close(self, glyph: Any, confidence: float, read: str, letter: str) -> bool:
+        """Whether the glyph read as ``read`` (with ``confidence``) leaves ``letter`` close:
+        the classifier finds it at most :data:`vision.wordcheck.CLOSE_LIKENESS` less like
+        ``letter`` than like ``read``.  The word list chooses only between such letters (a
+        word in no list is otherwise the players' to challenge); without a classifier that
+        knows both letters, only a letter read without confidence may change."""
+        from vision.wordcheck import CLOSE_LIKENESS
+
+        classifier = self._classifier() if glyph is not None else None
+        if classifier is None or len(classifier) == 0:
+            return confidence < UNSURE
+        letters, similarity = classifier.likeness(glyph.normalised[None])
+        like = dict(zip(letters, similarity[0].tolist(), strict=True))
+        if read not in like or letter not in like:
+            return confidence < UNSURE
+        return like[read] - like[letter] <= CLOSE_LIKENESS
+
+
     def _classifier_ranking(self, glyph: Any) -> list[str] | None:
         """The profile's letters, likeliest first for ``glyph``, as the calibrated classifier
         judges them (None without samples)."""

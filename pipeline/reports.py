@@ -133,8 +133,9 @@ class PendingTurn:
     settled: bool = False
     #: this placement's squares the word check asked about (not doubted again)
     asked: set[Square] = field(default_factory=set)
-    #: the players were asked about a word not in the word list (their answer stands)
-    words_asked: bool = False
+    #: words in no word list that no letter the glyphs leave close mends stand as laid (the
+    #: turn's notes say so; a challenge decides)
+    words_stand: bool = False
     #: letters of which none is left that the players were asked about
     short_asked: set[str] = field(default_factory=set)
     #: tiles of earlier moves to correct before this one is placed

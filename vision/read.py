@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from scorer.squares import COLUMNS
 from scorer.tiles import TileSet
 from vision.blanks import (
     blanks_by_face,
@@ -95,6 +96,8 @@ MOTION_WARNING = 0.15
 #: :func:`vision.locate.check_corners` score below which a profile's fixed-camera corners are
 #: taken to no longer fit and the grid is searched for.
 CORNERS_STILL_FIT = 0.5
+#: Confidence below which a tile's letter is named unsure (:meth:`BoardReading.unsure_squares`).
+UNSURE_SHOWN = 0.5
 
 
 @dataclass
@@ -155,9 +158,11 @@ class BoardReading:
         """
         found: list[str] = []
         if self.motion_blur >= MOTION_WARNING:
+            unsure = self.unsure_squares()
             found.append(f"the photo is blurred (a smear of {self.motion_blur:.2f} of a "
-                         f"square): letters may be misread; hold the camera still, let it "
-                         f"focus, and take the photo again")
+                         f"square): letters may be misread"
+                         + (f" (unsure: {', '.join(unsure)})" if unsure else "")
+                         + "; hold the camera still, let it focus, and take the photo again")
         apart = tiles_apart(self.board)
         if apart:
             found.append(
@@ -166,13 +171,26 @@ class BoardReading:
                 f"missed, or seen where there is none; check the board")
         return found
 
+    def unsure_squares(self) -> list[str]:
+        """The tiles read with less confidence than :data:`UNSURE_SHOWN`, named as GCG names
+        squares (column letter, row number: ``H8``), in reading order.
+
+        >>> confidence = np.ones((15, 15)); confidence[7, 7] = 0.2
+        >>> board = ["." * 15] * 7 + ["......CAT......"] + ["." * 15] * 7
+        >>> BoardReading(board, np.zeros((4, 2)), confidence, 0.1).unsure_squares()
+        ['H8']
+        """
+        return [f"{COLUMNS[c]}{r + 1}" for r in range(SIZE) for c in range(SIZE)
+                if self.board[r][c] != "." and self.confidence[r, c] < UNSURE_SHOWN]
+
     def to_json(self) -> dict:
-        """The reading as plain JSON types."""
+        """The reading as plain JSON types (``unsure``: :meth:`unsure_squares`)."""
         return {
             "board": list(self.board),
             "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in self.corners],
             "confidence": [[round(float(c), 3) for c in row] for row in self.confidence],
             "seconds": round(self.seconds, 4),
+            "unsure": self.unsure_squares(),
         } | ({} if self.not_in_word_list is None else {"not_in_word_list": [
             {"word": word, "position": position} for word, position in self.not_in_word_list]})
 
