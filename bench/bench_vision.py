@@ -25,9 +25,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import vision.read as vision_read  # noqa: E402
 from vision.locate import check_corners, locate_board  # noqa: E402
 from vision.occupancy import OccupancyModel, square_change  # noqa: E402
+from vision.rectified import OCCUPANCY_PX  # noqa: E402
 from vision.rectify import rectify  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
@@ -133,7 +133,7 @@ def main() -> int:
 
     # The tracker decides occupancy on squares of OCCUPANCY_PX (16 px), where colour and ink
     # shares measure as at 40 px: the same path at that scale, models learnt at it too.
-    small = vision_read.OCCUPANCY_PX
+    small = OCCUPANCY_PX
     previous_small = rectify(previous_image, corners, small)
     calibrated_small = OccupancyModel().fit(
         [cv2.resize(grid, (15 * small, 15 * small), interpolation=cv2.INTER_AREA)
