@@ -285,3 +285,21 @@ def test_bundled_enable_matches_the_shared_copy():
         pytest.skip(f"shared word list not present at {source}")
     expected = {line.strip().upper() for line in source.read_text().splitlines() if line.strip()}
     assert Lexicon.default().words == expected
+
+
+def test_a_clean_list_taken_whole_gives_the_same_words_and_report_as_line_by_line():
+    from importlib import resources
+
+    from scorer.lexicon import DEFAULT_RESOURCE
+
+    data = gzip.decompress(resources.files("scorer").joinpath(DEFAULT_RESOURCE).read_bytes())
+    whole = Lexicon.from_bytes(data + b"qi\r\nCat\n", source="x")
+    by_line = Lexicon.from_lines((data + b"qi\r\nCat\n").decode("ascii").split("\n")[:-1],
+                                 source="x")
+    assert whole.words == by_line.words and "QI" in whole.words
+    assert (whole.report.lines, whole.report.duplicates, whole.report.junk) == (
+        by_line.report.lines, by_line.report.duplicates, by_line.report.junk) == (172822, 1, [])
+    # A junk line anywhere sends the list line by line, and is reported with its number.
+    junky = Lexicon.from_bytes(b"cat\nd0g\n\n# note\nemu\n", source="y")
+    assert sorted(junky.words) == ["CAT", "EMU"]
+    assert [(j.line_number, j.text) for j in junky.report.junk] == [(2, "d0g")]

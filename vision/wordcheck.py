@@ -257,12 +257,28 @@ def correct_words(
     return ["".join(row) for row in check.board], changes
 
 
+@lru_cache(maxsize=4)
+def _by_length(lexicon: Lexicon) -> dict[int, list[str]]:
+    """The lexicon's words grouped by their length (one pass over the list)."""
+    groups: dict[int, list[str]] = {}
+    for word in lexicon.words:
+        groups.setdefault(len(word), []).append(word)
+    return groups
+
+
 @lru_cache(maxsize=32)
 def _spelt(lexicon: Lexicon, length: int) -> np.ndarray:
     """The lexicon's words of ``length`` letters as code points, a row per position (length,
-    words): matching a pattern compares whole rows."""
-    words = [[ord(letter) for letter in word] for word in lexicon.words if len(word) == length]
-    return np.ascontiguousarray(np.array(words, np.uint32).reshape(len(words), length).T)
+    words): matching a pattern compares whole rows.
+
+    >>> _spelt(Lexicon.from_words(["AB", "CD", "EFG"]), 2).tolist() in (
+    ...     [[65, 67], [66, 68]], [[67, 65], [68, 66]])
+    True
+    """
+    words = _by_length(lexicon).get(length, [])
+    # Fixed-width unicode strings are their code points, four bytes each.
+    codes = np.array(words, dtype=f"<U{length}").view(np.uint32).reshape(len(words), length)
+    return np.ascontiguousarray(codes.T)
 
 
 def _spelt_like(lexicon: Lexicon, pattern: Sequence[str | None]) -> np.ndarray:
