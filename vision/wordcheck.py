@@ -2,6 +2,9 @@
 a word that is no word is replaced only by one its glyph looks about as much like, when
 exactly one such change makes every word through it valid.
 
+One file, about 820 lines, on purpose: one check, whose steps (blanks joining, letters,
+the photo's own letters, labels) share the board's words and run in an order that matters.
+
 The word check serves the reader, not the dictionary.  A real board holds words that are in
 no word list (names, misspellings, house rules, a phony nobody challenged), and the reader's
 job is to report the tiles: whether a word is valid is the players' question.  So the word
