@@ -156,6 +156,12 @@ def test_scoreboards_follow_controls_and_camera_live(server, browser):
     control.fill("#play-word", "QXZ")
     control.click("#play-form button[type=submit]")
     wait_totals(phone, [21, 13 + 47])  # QXZ 28 + FARMQ 19
+    # Before anyone challenges, the scoreboards show the dictionary's verdict beside the play.
+    for page in (phone, tablet):
+        verdict = page.locator("#last-move .unlisted").inner_text()
+        assert verdict == "not in the word list: QXZ, FARMQ", verdict
+    assert "HORN" in phone.locator("#log li").nth(3).inner_text()
+    assert phone.locator("#log li").nth(3).locator(".unlisted").count() == 0
     control.click("#challenge-button")
     control.wait_for_selector("#challenge-result .bad", timeout=LIVE_TIMEOUT)
     assert "QXZ" in control.inner_text("#challenge-result")

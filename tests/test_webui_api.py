@@ -95,6 +95,18 @@ def test_play_scores_and_passes_the_turn(client):
     assert [p["score"] for p in reply["state"]["players"]] == [14, 13]
 
 
+def test_a_play_carries_the_dictionarys_verdict_on_its_words(client):
+    # ROME is a name: the play stands (nobody has challenged), and the page is told which of
+    # its words are in no word list, for the players to challenge or let stand.
+    game_id = new_game(client)
+    reply = post(client, game_id, "play", {"position": "8E", "word": "ROME"})
+    assert reply["state"]["last"]["play"]["not_in_word_list"] == ["ROME"]
+    reply = post(client, game_id, "play", {"position": "H6", "word": "TO."})
+    assert reply["state"]["last"]["play"]["not_in_word_list"] == []
+    assert [e["play"]["not_in_word_list"] for e in state(client, game_id)["log"]] == [
+        ["ROME"], []]
+
+
 def test_illegal_play_is_refused_and_changes_nothing(client):
     game_id = new_game(client)
     before = state(client, game_id)

@@ -561,9 +561,12 @@ def describe_op(op: Mapping[str, Any]) -> str:
     return str(kind)
 
 
-def event_dict(event: Any, index: int) -> dict[str, Any]:
+def event_dict(event: Any, index: int, lexicon: Lexicon | None = None) -> dict[str, Any]:
     """One game event as the page shows it (built from the Event's fields, so it is stable
-    whatever ``Event.to_dict`` chooses to include)."""
+    whatever ``Event.to_dict`` chooses to include).  With the game's ``lexicon``, a play also
+    carries the dictionary's verdict: the words it formed that are in no list
+    (``not_in_word_list``), which the page shows beside the play for the players to challenge
+    or let stand."""
     play = event.play
     out: dict[str, Any] = {
         "n": index,
@@ -587,6 +590,9 @@ def event_dict(event: Any, index: int) -> dict[str, Any]:
             "score": play.score,
             "squares": [sq.name for sq in play.placement.squares],
         }
+        if lexicon is not None:
+            out["play"]["not_in_word_list"] = [
+                w.text for w in play.words if not lexicon.is_valid(w.text)]
     return out
 
 
@@ -594,7 +600,7 @@ def build_state(live: LiveGame) -> dict[str, Any]:
     game = live.game
     now = time.time()
     game_events = game.events
-    events = [event_dict(e, i) for i, e in enumerate(game_events)]
+    events = [event_dict(e, i, live.lexicon) for i, e in enumerate(game_events)]
     cells = game.board.cells  # game.board is a fresh copy per access: read it once
     board = [cells[r * SIZE:(r + 1) * SIZE] for r in range(SIZE)]
     last = game.last_play()

@@ -190,6 +190,8 @@ function renderLastMove(container, state) {
     parts.push(el("span", { class: "pos", text: " " + ev.play.position }));
     parts.push(el("span", { class: "pts", text: " " + signed(ev.score) }));
     if (ev.play.bingo) parts.push(el("span", { class: "bingo", text: "BINGO" }));
+    const verdict = unlisted(ev.play);
+    if (verdict) parts.push(verdict);
   } else {
     parts.push(el("span", { class: "words", text: describeEvent(ev) }));
     if (ev.score) parts.push(el("span", { class: "pts", text: " " + signed(ev.score) }));
@@ -202,6 +204,14 @@ function renderLastMove(container, state) {
   container.replaceChildren(...parts);
 }
 
+/* The dictionary's verdict on a play's words: those in no word list, as laid (a name, a
+   misspelling, a phony): the players challenge or let them stand. */
+function unlisted(play) {
+  const words = (play && play.not_in_word_list) || [];
+  if (!words.length) return null;
+  return el("span", { class: "unlisted", text: "not in the word list: " + words.join(", ") });
+}
+
 function renderLog(ol, state) {
   if (!ol) return;
   const items = state.log.slice().reverse().map((ev) => {
@@ -210,7 +220,8 @@ function renderLog(ol, state) {
       el("span", { class: "who", text: who }),
       el("span", { class: "what" }, [describeEvent(ev),
         kindOf(ev) === "play" && ev.play && ev.play.bingo
-          ? el("span", { class: "bingo", text: "BINGO" }) : null]),
+          ? el("span", { class: "bingo", text: "BINGO" }) : null,
+        kindOf(ev) === "play" ? unlisted(ev.play) : null]),
       el("span", { class: "pts", text: signed(ev.score) }),
       el("span", { class: "tot", text: String(ev.total) }),
     ]);
