@@ -43,6 +43,7 @@ first, as scrabscrap records name them).
 from __future__ import annotations
 
 import logging
+import re
 import time as _time
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -65,6 +66,9 @@ if TYPE_CHECKING:
     from tracker import Tracker, TrackerConfig, TrackEvent
 
 log = logging.getLogger(__name__)
+
+#: A square as the rules engine names it: column letter, row number (``G1``, ``O15``).
+_SQUARE_NAME = re.compile(r"(?<![A-Za-z0-9])([A-O])(1[0-5]|[1-9])(?![A-Za-z0-9])")
 
 #: Rounds of checking a placement's words, each with the answers to the one before.
 CHECK_ROUNDS = 3
@@ -251,6 +255,21 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps):
         if self.lettered_rows:
             return f"{'ABCDEFGHIJKLMNO'[square.row]}{square.col + 1}"
         return str(square)
+
+
+    def in_game_names(self, text: str) -> str:
+        """``text`` (a message of the rules engine, which names squares ``G1``: column G, row
+        1) with every square named as this game names them (see :meth:`name`), so that a note
+        and the question beside it speak of a square the same way.
+
+        >>> pipeline = Pipeline(["ann", "ben"], lettered_rows=True)
+        >>> pipeline.in_game_names("the tiles are not all in one row or one column: D8, F10")
+        'the tiles are not all in one row or one column: H4, J6'
+        """
+        if not self.lettered_rows:
+            return text
+        return _SQUARE_NAME.sub(
+            lambda m: self.name(Square(int(m.group(2)) - 1, ord(m.group(1)) - ord("A"))), text)
 
 
     def position_text(self, event: Event, lettered_rows: bool = False) -> str:

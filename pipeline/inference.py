@@ -602,7 +602,9 @@ class InferenceSteps:
                 patch = {sq: c for sq, c in letters.items() if origin[sq] == index}
                 replay_with_letters(game, event, patch)
         except GameError as exc:
-            log.warning("earlier tiles %s not corrected: %s", letters, exc.message)
+            log.warning("earlier tiles %s not corrected: %s",
+                        ", ".join(f"{self.name(sq)} {c}" for sq, c in sorted(letters.items())),
+                        self.in_game_names(exc.message))
             return None
         return game
 

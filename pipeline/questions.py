@@ -73,11 +73,12 @@ class QuestionSteps:
     def _refused(self, state: PendingTurn, tiles: dict[Square, str], exc: GameError,
                  unconfirmed: bool) -> MoveReport | None:
         placed = " ".join(f"{self.name(sq)}:{t}" for sq, t in sorted(tiles.items()))
+        why = self.in_game_names(exc.message)
         question = next((q for q in state.questions if q.kind == "placement"), None)
         if question is None:
             question = self._ask(
                 "placement",
-                f"the tiles read ({placed}) are refused by the rules: {exc.message}; "
+                f"the tiles read ({placed}) are refused by the rules: {why}; "
                 "what was played?",
             )
             state.questions.append(question)
@@ -86,7 +87,7 @@ class QuestionSteps:
         if self.hold:
             return None
         return self._report("unresolved", None, word=placed, questions=state.questions,
-                            notes=state.notes + [f"refused: {exc.message}"],
+                            notes=state.notes + [f"refused: {why}"],
                             unconfirmed=True, read=self._as_read(state),
                             corrected=list(state.corrections))
 
@@ -102,7 +103,7 @@ class QuestionSteps:
             placed = " ".join(f"{self.name(sq)}:{t}" for sq, t in sorted(tiles.items()))
             return self._report("unresolved", None, word=placed, questions=state.questions,
                                 notes=state.notes + [f"answer {question.answer!r} refused: "
-                                                     f"{again.message}"],
+                                                     f"{self.in_game_names(again.message)}"],
                                 unconfirmed=True, read=self._as_read(state),
                                 corrected=list(state.corrections))
         source = "the record" if question.answered_by == "record" else "the players"
@@ -138,9 +139,10 @@ class QuestionSteps:
                 event = self.game.pass_turn()
                 kind, word = "pass", ""
         except GameError as exc:
-            event = self.game.pass_turn(note=f"recorded as a pass: {exc.message}")
+            why = self.in_game_names(exc.message)
+            event = self.game.pass_turn(note=f"recorded as a pass: {why}")
             kind, word = "pass", ""
-            state.notes.append(f"{answer!r} refused ({exc.message}): recorded as a pass")
+            state.notes.append(f"{answer!r} refused ({why}): recorded as a pass")
         if question.answer is not None:
             source = "the record" if question.answered_by == "record" else "the players"
             state.notes.append(f"labelled {answer} by {source}")
@@ -152,7 +154,8 @@ class QuestionSteps:
         try:
             event = self.game.withdraw()
         except GameError as exc:
-            log.warning("tiles taken back but no play to withdraw: %s", exc.message)
+            log.warning("tiles taken back but no play to withdraw: %s",
+                        self.in_game_names(exc.message))
             return None
         self.tracker.confirm_board(self.game.board.rows())
         assert event.play is not None

@@ -520,3 +520,21 @@ def test_a_letter_corrected_on_the_page_is_renamed_in_the_profile(rendered_profi
     assert pipeline.game.board[Square.parse("D8")] == "S"
     assert labels_of_the_tile() == {"S"}
     app.extensions[STORE_KEY].close()
+
+
+def test_a_refused_placement_names_its_squares_as_the_game_does(readers, enable):
+    # A lettered-rows game (row letter first: G8 of the standard naming is H7): the question
+    # and the rules' reason beside it name the squares the same way.
+    pipeline = scripted(readers, enable, lettered_rows=True)
+    squares = [Square.parse("D8"), Square.parse("F10")]
+    for square in squares:
+        readers.first[square] = ("A", 0.95)
+    cells = tuple((sq.row, sq.col) for sq in squares)
+    pipeline.tracker.queued = [TilesAdded(1.0, cells, np.zeros((8, 8, 3), np.uint8), None),
+                               MoveCommitted(2.0, cells)]
+    assert pipeline.feed(2.0, np.zeros((8, 8, 3), np.uint8)) == []
+    [question] = pipeline.pending
+    assert question.kind == "placement"
+    assert "(H4:A J6:A)" in question.prompt, question.prompt
+    assert "one row or one column: H4, J6" in question.prompt, question.prompt
+    assert "D8" not in question.prompt and "F10" not in question.prompt
