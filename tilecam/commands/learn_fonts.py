@@ -2,7 +2,9 @@
 
 Boards are read without a calibration profile by the stock classifier (:mod:`vision.stock`),
 whose samples this builds once per machine (``setup.sh`` runs it) in the cache folder.  It
-does nothing when they are there already and of this version, unless ``--force``.
+does nothing when they are there already, of this version and of the typefaces installed that
+tilecam learns from (a release that learns from more typefaces learns again), unless
+``--force``.
 Exit status: 0 on success, 2 when no stock typeface is installed.
 """
 
@@ -23,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from calibration.fonts import FontsMissing, learn_fonts
+    from calibration.fonts import STOCK_FONTS, FontsMissing, installed_fonts, learn_fonts
     from sim.typefaces import photograph_letters
     from vision.stock import StockError, StockSamples, stock_path
 
@@ -34,9 +36,14 @@ def run(args: argparse.Namespace) -> int:
         except StockError as exc:
             print(f"tilecam learn-fonts: {exc}; learning them again")
         else:
-            print(f"tilecam learn-fonts: {len(samples.labels)} samples of "
-                  f"{len(samples.fonts)} typefaces already at {path}")
-            return 0
+            installed = installed_fonts()
+            wanted = {font.name for font in STOCK_FONTS if font in installed}
+            if set(samples.fonts) == wanted:
+                print(f"tilecam learn-fonts: {len(samples.labels)} samples of "
+                      f"{len(samples.fonts)} typefaces already at {path}")
+                return 0
+            print("tilecam learn-fonts: the typefaces to learn from changed; learning them "
+                  "again")
     try:
         report = learn_fonts(photograph_letters, path,
                              progress=lambda line: print(f"  {line}", flush=True))
