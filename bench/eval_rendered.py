@@ -136,8 +136,10 @@ def game_positions(seed: int) -> list[tuple[str, tuple[str, ...]]]:
     return out
 
 
-def cases(count: int, seed: int, editions: Sequence[str], size: tuple[int, int]) -> Iterator[Case]:
-    """``count`` photos: games from ``seed`` on, four stages each, editions taken in turn."""
+def cases(count: int, seed: int, editions: Sequence[str], size: tuple[int, int],
+          max_tilt: float = 35.0) -> Iterator[Case]:
+    """``count`` photos: games from ``seed`` on, four stages each, editions taken in turn,
+    the camera tilted up to ``max_tilt`` degrees."""
     rng = np.random.default_rng([seed, 0xED])
     number = 0
     game_seed = seed
@@ -146,7 +148,7 @@ def cases(count: int, seed: int, editions: Sequence[str], size: tuple[int, int])
             if number >= count:
                 break
             config = RenderConfig.random(
-                seed * 100_003 + number, max_tilt=35, size=size, hand_probability=0.0
+                seed * 100_003 + number, max_tilt=max_tilt, size=size, hand_probability=0.0
             )
             yield Case(number, rows, stage, str(rng.choice(list(editions))), config)
             number += 1
@@ -301,7 +303,8 @@ def header() -> str:
 def evaluate(count: int, seed: int, editions: Sequence[str], size: tuple[int, int],
              progress: bool = False, only: set[int] | None = None,
              save: Path | None = None, tesseract_alone: bool = False,
-             readings: list[SavedReading] | None = None) -> dict[str, Tally]:
+             readings: list[SavedReading] | None = None,
+             max_tilt: float = 35.0) -> dict[str, Tally]:
     """Render and read ``count`` photos both ways (of them only the numbers in ``only``, when
     given; each photo also written to ``save`` as ``N.png``, each reading appended to
     ``readings``); returns the tallies by mode."""
@@ -310,7 +313,7 @@ def evaluate(count: int, seed: int, editions: Sequence[str], size: tuple[int, in
     lexicon = Lexicon.default()
     tiles = TileSet.named("en")
     profiles: dict[tuple[str, str, str], Profile] = {}
-    for case in cases(count, seed, editions, size):
+    for case in cases(count, seed, editions, size, max_tilt):
         if only is not None and case.number not in only:
             continue
         photo = render_board(list(case.rows), tileset="en", edition=case.edition,
@@ -363,8 +366,8 @@ def report(tallies: dict[str, Tally], show_errors: bool = False) -> str:
             by_edition[o.case.edition].append(o)
             by_stage[o.case.stage].append(o)
             tilt = o.case.config.tilt
-            by_tilt["tilt <15" if tilt < 15 else "tilt 15-25" if tilt < 25 else "tilt 25-35"]\
-                .append(o)
+            by_tilt["tilt <15" if tilt < 15 else "tilt 15-25" if tilt < 25 else "tilt 25-35"
+                    if tilt < 35 else "tilt 35-50"].append(o)
         for group in (by_edition, by_stage, by_tilt, by_blur):
             for name in sorted(group):
                 lines.append(tally.table_row(f"  {name}", group[name]))
@@ -488,6 +491,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--editions", default="green,red,classic,deluxe,green_print")
     parser.add_argument("--size", default="1280x720")
+    parser.add_argument("--max-tilt", type=float, default=35.0, metavar="DEG",
+                        help="steepest camera tilt (default 35; a handheld phone reaches 50)")
     parser.add_argument("--show-errors", action="store_true")
     parser.add_argument("--progress", action="store_true")
     parser.add_argument("--only", default="", metavar="N,N,...",
@@ -512,7 +517,8 @@ def main() -> int:
     only = {int(n) for n in args.only.split(",") if n.strip()} or None
     readings: list[SavedReading] | None = [] if args.save_readings else None
     tallies = evaluate(args.count, args.seed, editions, size, progress=args.progress, only=only,
-                       save=args.save, tesseract_alone=args.tesseract_alone, readings=readings)
+                       save=args.save, tesseract_alone=args.tesseract_alone, readings=readings,
+                       max_tilt=args.max_tilt)
     if args.save_readings and readings is not None:
         save_readings(args.save_readings, readings)
     print(f"{args.count} rendered photos {args.size}, seed {args.seed}, editions "
