@@ -68,7 +68,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: A square as the rules engine names it: column letter, row number (``G1``, ``O15``).
-_SQUARE_NAME = re.compile(r"(?<![A-Za-z0-9])([A-O])(1[0-5]|[1-9])(?![A-Za-z0-9])")
+_SQUARE_NAME = re.compile(r"(?<![A-Za-z0-9])[A-O](?:1[0-5]|[1-9])(?![A-Za-z0-9])")
 
 #: Rounds of checking a placement's words, each with the answers to the one before.
 CHECK_ROUNDS = 3
@@ -268,8 +268,7 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps):
         """
         if not self.lettered_rows:
             return text
-        return _SQUARE_NAME.sub(
-            lambda m: self.name(Square(int(m.group(2)) - 1, ord(m.group(1)) - ord("A"))), text)
+        return _SQUARE_NAME.sub(lambda m: self.name(Square.parse(m.group(0))), text)
 
 
     def position_text(self, event: Event, lettered_rows: bool = False) -> str:

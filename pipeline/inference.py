@@ -284,8 +284,9 @@ class InferenceSteps:
         readers = {sq: self._other_readings(sq, tiles[sq], seconds) for sq in loose}
         # A letter another reader read in the glyph is one the glyph leaves close (if the
         # classifier ranks it at all); any other only where the classifier finds it close.
-        plausible = [(sq, letter) for sq, letter in candidates
-                     if self._close_here(state, sq, letter)]
+        close = {sq: self._close_here(state, sq, {c for s, c in candidates if s == sq})
+                 for sq in {s for s, _ in candidates}}
+        plausible = [(sq, letter) for sq, letter in candidates if letter in close[sq]]
         supported = [(sq, letter) for sq, letter in candidates if letter in readers[sq]
                      and self._plausible_here(state, sq, letter)]
         change: dict[Square, str] = {}
@@ -305,7 +306,8 @@ class InferenceSteps:
                 if len(fitting) == 1 and len(solutions) < 8:
                     change = {sq: c for sq, c in fitting[0].items() if c != tiles[sq]}
                     how = "the only letters that make every word valid"
-                    if not all(self._close_here(state, sq, c) for sq, c in change.items()):
+                    if not all(c in self._close_here(state, sq, [c])
+                               for sq, c in change.items()):
                         change = {}
         if change:
             valid = self._words(board, {**tiles, **change})

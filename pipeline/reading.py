@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import time as _time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -205,30 +205,35 @@ class ReadingSteps:
         return ranking is None or letter in ranking[:PLAUSIBLE_RANK]
 
 
-    def _close_here(self, state: PendingTurn, square: Square, letter: str) -> bool:
-        """Whether this turn's tile on ``square`` may be corrected to ``letter`` by the word
-        list (see :meth:`_close`)."""
+    def _close_here(self, state: PendingTurn, square: Square,
+                    letters: Iterable[str]) -> set[str]:
+        """Those of ``letters`` that this turn's tile on ``square`` may be corrected to by the
+        word list (see :meth:`_close`)."""
         read = self._reads.get(square)
         glyph = read.glyphs.get(square) if read is not None else None
-        return self._close(glyph, state.read[square][1], state.read[square][0], letter)
+        return self._close(glyph, state.read[square][1], state.read[square][0], letters)
 
 
-    def _close(self, glyph: Any, confidence: float, read: str, letter: str) -> bool:
-        """Whether the glyph read as ``read`` (with ``confidence``) leaves ``letter`` close:
-        the classifier finds it at most :data:`vision.wordcheck.CLOSE_LIKENESS` less like
-        ``letter`` than like ``read``.  The word list chooses only between such letters (a
-        word in no list is otherwise the players' to challenge); without a classifier that
-        knows both letters, only a letter read without confidence may change."""
+    def _close(self, glyph: Any, confidence: float, read: str,
+               letters: Iterable[str]) -> set[str]:
+        """Those of ``letters`` the glyph read as ``read`` (with ``confidence``) leaves close:
+        the classifier finds the glyph at most :data:`vision.wordcheck.CLOSE_LIKENESS` less
+        like them than like ``read``.  The word list chooses only between such letters (a word
+        in no list is otherwise the players' to challenge); without a classifier that knows
+        both letters, only a letter read without confidence may change."""
         from vision.wordcheck import CLOSE_LIKENESS
 
+        letters = set(letters)
         classifier = self._classifier() if glyph is not None else None
-        if classifier is None or len(classifier) == 0:
-            return confidence < UNSURE
-        letters, similarity = classifier.likeness(glyph.normalised[None])
-        like = dict(zip(letters, similarity[0].tolist(), strict=True))
-        if read not in like or letter not in like:
-            return confidence < UNSURE
-        return like[read] - like[letter] <= CLOSE_LIKENESS
+        like: dict[str, float] = {}
+        if classifier is not None and len(classifier) > 0:
+            # One comparison of the glyph with the samples, whatever the letters asked about.
+            known, similarity = classifier.likeness(glyph.normalised[None])
+            like = dict(zip(known, similarity[0].tolist(), strict=True))
+        unsure = confidence < UNSURE
+        return {letter for letter in letters
+                if (like[read] - like[letter] <= CLOSE_LIKENESS
+                    if read in like and letter in like else unsure)}
 
 
     def _classifier_ranking(self, glyph: Any) -> list[str] | None:

@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
+from scorer.squares import Square
 from tilecam.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -240,7 +241,7 @@ def test_a_photo_blurred_by_hand_shake_says_so_and_names_every_letter_it_may_hav
     captured = capsys.readouterr()
     result = json.loads(captured.out)
     assert "warning: the photo is blurred" in captured.err and "unsure: " in captured.err
-    wrong = [f"{'ABCDEFGHIJKLMNO'[c]}{r + 1}" for r in range(15) for c in range(15)
+    wrong = [Square(r, c).name for r in range(15) for c in range(15)
              if result["board"][r][c] != known[r][c]]
     assert wrong, "the blurred photo is read perfectly: choose a harder one for this test"
     assert set(wrong) <= set(result["unsure"]), (wrong, result["unsure"])

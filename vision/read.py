@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from scorer.squares import COLUMNS
+from scorer.squares import Square
 from scorer.tiles import TileSet
 from vision.blanks import (
     blanks_by_face,
@@ -180,7 +180,7 @@ class BoardReading:
         >>> BoardReading(board, np.zeros((4, 2)), confidence, 0.1).unsure_squares()
         ['H8']
         """
-        return [f"{COLUMNS[c]}{r + 1}" for r in range(SIZE) for c in range(SIZE)
+        return [Square(r, c).name for r in range(SIZE) for c in range(SIZE)
                 if self.board[r][c] != "." and self.confidence[r, c] < UNSURE_SHOWN]
 
     def to_json(self) -> dict:
