@@ -69,9 +69,12 @@ protocol.
 
 Scored like ``bench/eval_rendered.py`` (chesscog's categories; true grid corners are unknown for
 real photos, so a grid found wrong shows up as squares wrong): per set and way the squares
-wrong / squares (per-square error), the boards perfect, and the squares wrong by kind: a photo
-in which no board is found (``BoardNotFound``: all 225 squares wrong, and listed), a tile read
-as empty, an empty square read as a tile, a letter read as another letter, and a blank error
+wrong / squares (per-square error), how many of those the reading did not flag as unsure
+(*unflagged*: confidence at least ``vision.read.UNSURE_SHOWN``; a letter invented where the
+reading should have said it could not tell), the boards perfect, and the squares wrong by
+kind: a photo in which no board is found (``BoardNotFound``: all 225 squares wrong, and
+listed), a tile read as empty, an empty square read as a tile, a letter read as another letter,
+and a blank error
 (a blank read as a letter, or a letter as a blank).  A reading that matches the known board far
 better when turned is listed as *turned* (orientation wrong).  Also per set: the photos whose
 reading carries the motion-blur warning (``reading.warnings()``, with ``reading.motion_blur`` in
@@ -121,7 +124,7 @@ from calibration.profile import Profile  # noqa: E402
 from scorer.lexicon import Lexicon  # noqa: E402
 from scorer.tiles import TileSet  # noqa: E402
 from vision.locate import BoardNotFound  # noqa: E402
-from vision.read import BoardReading, read_board  # noqa: E402
+from vision.read import UNSURE_SHOWN, BoardReading, read_board  # noqa: E402
 from vision.rectified import UnreadableImage  # noqa: E402
 from vision.wordcheck import check_reading  # noqa: E402
 
@@ -248,6 +251,13 @@ class Wrong:
     got: str
     kind: str
     confidence: float | None = None
+
+    @property
+    def unflagged(self) -> bool:
+        """Read wrong without the reading saying it is unsure of the square (its confidence
+        at least :data:`vision.read.UNSURE_SHOWN`): a mistake nobody is warned of."""
+        return self.kind != "not_found" and (
+            self.confidence is None or self.confidence >= UNSURE_SHOWN)
 
     @property
     def square(self) -> str:
@@ -621,7 +631,7 @@ def _task(kind: str, photos: PhotoSet, first: int = 0, last: int = 0) -> tuple[s
 def table_header() -> str:
     kinds = " ".join(f"{k:>11s}" for k in KIND_HEADINGS)
     return (f"  {'way':<22s} {'photos':>6s} {'wrong/squares':>14s} {'err %':>7s} "
-            f"{'perfect':>8s} {kinds} {'median s':>8s}")
+            f"{'unflagged':>9s} {'perfect':>8s} {kinds} {'median s':>8s}")
 
 
 def table_row(way: str, results: Sequence[Result]) -> str:
@@ -636,9 +646,10 @@ def table_row(way: str, results: Sequence[Result]) -> str:
         kinds.update(counts(r.wrong))
     cells = " ".join(f"{kinds[k]:>11d}" for k in KINDS)
     median = statistics.median(r.seconds for r in done)
+    unflagged = sum(w.unflagged for r in done for w in r.wrong)
     return (f"  {way:<22s} {len(done):>6d} {f'{wrong}/{squares}':>14s} "
-            f"{100 * wrong / squares:>7.3f} {f'{perfect}/{len(done)}':>8s} {cells} "
-            f"{median:>8.2f}")
+            f"{100 * wrong / squares:>7.3f} {unflagged:>9d} {f'{perfect}/{len(done)}':>8s} "
+            f"{cells} {median:>8.2f}")
 
 
 def report_set(photos: PhotoSet, results: dict[str, list[Result]], info: dict,

@@ -54,7 +54,16 @@ import numpy as np
 from pipeline.inference import InferenceSteps
 from pipeline.questions import QuestionSteps
 from pipeline.reading import LaidTile, ReadingSteps, SquaresRead
-from pipeline.reports import AnswerSource, MoveReport, PendingTurn, Question, note_once
+from pipeline.reports import (
+    NO_TURN,
+    AnswerSource,
+    DeferredRefusal,
+    MoveReport,
+    PendingTurn,
+    Question,
+    note_once,
+)
+from pipeline.several_moves import SeveralMovesSteps
 from scorer.game import Event, Game, GameError, Rules
 from scorer.rules import position_name
 from scorer.squares import Square
@@ -74,7 +83,7 @@ _SQUARE_NAME = re.compile(r"(?<![A-Za-z0-9])[A-O](?:1[0-5]|[1-9])(?![A-Za-z0-9])
 CHECK_ROUNDS = 3
 
 
-class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps):
+class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
     """Tracker, readers, game and dictionary composed (see the module notes).
 
     ``players`` name the players in turn order.  ``profile`` is the calibration profile (its
@@ -112,6 +121,9 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps):
         self.lexicon = lexicon
         self.answers = answers
         self.hold = hold
+        #: one photo per turn: a photo is a turn, and a change no move explains is looked at
+        #: again in the next one
+        self.stills = stills
         self.lettered_rows = lettered_rows
         self.learn = learn and profile is not None
         self.tesseract = TesseractReader(self.tileset)
@@ -141,6 +153,14 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps):
         self._held: tuple[Any, ...] | None = None
         self._heights: list[float] = []
         self._next_question = 1
+        #: the squares of each move split from a placement, with its note and question
+        self._split_notes: dict[tuple[tuple[int, int], ...], tuple[str, Question | None]] = {}
+        #: photos set aside since the last turn (a hand over the board): said in its notes
+        self._set_aside: list[str] = []
+        #: a refused placement to look at again in the next photo (stills)
+        self._deferred: DeferredRefusal | None = None
+        #: squares of refused placements looked at again: refused again, they are asked about
+        self._final_refusals: set[tuple[tuple[int, int], ...]] = set()
         self._base_occupancy: list[tuple[np.ndarray, np.ndarray]] = []
         if profile is not None and profile.occupancy_frames is not None:
             boards = profile.occupancy_boards
@@ -160,8 +180,16 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps):
 
 
     def finish(self, time: float = 0.0) -> list[MoveReport]:
-        """The source ended: the provisional move is committed (and learnt from)."""
+        """The source ended: the provisional move is committed (and learnt from); a refused
+        placement waiting for the next photo is asked about, as no photo will come."""
+        from tracker import MoveCommitted
+
         reports = self._handle(self.tracker.finish(time))
+        if self._deferred is not None:
+            squares = tuple((sq.row, sq.col) for sq in self._deferred.squares)
+            self._deferred = None
+            self._final_refusals.add(squares)
+            reports += self._handle([MoveCommitted(time, squares, "end of source")])
         self.finish_learning()
         return reports
 
@@ -201,6 +229,7 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps):
             NoPlacement,
             TilesAdded,
             TilesRemoved,
+            ViewObstructed,
         )
 
         out: list[MoveReport] = []
@@ -211,16 +240,27 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps):
             elif isinstance(event, TilesRemoved) and not event.withdrawal:
                 for r, c in event.squares:
                     self._reads.pop(Square(r, c), None)
+            elif isinstance(event, ViewObstructed):
+                covered = [self.name(Square(r, c)) for r, c in event.squares]
+                shown = " ".join(covered[:6]) + (" ..." if len(covered) > 6 else "")
+                self._set_aside.append(
+                    f"a photo with something over the board ({shown}) was set aside: the next "
+                    "clear photo was compared with the last clear one")
         self._queue.extend(
             e for e in events if isinstance(e, (MoveCommitted, NoPlacement, TilesRemoved))
             and not (isinstance(e, TilesRemoved) and not e.withdrawal)
         )
         while self._queue or self._held is not None:
+            if self._held is not None and self._held[0] == "split":
+                if not self._resume_split(self._held[1]):
+                    break
+                continue
             if self._held is not None:
                 report = self._resume()
                 if report is None:
                     break
-                out.append(report)
+                if report is not NO_TURN:
+                    out.append(report)
                 continue
             event = self._queue.pop(0)
             if isinstance(event, MoveCommitted):
@@ -231,7 +271,8 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps):
                 report = self._withdrawal()
             if report is None:
                 break
-            out.append(report)
+            if report is not NO_TURN:
+                out.append(report)
         return out
 
 
@@ -245,6 +286,9 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps):
         )
         if event is not None:
             report.score = event.score
+        if self._set_aside:
+            report.notes = [*report.notes, *self._set_aside]
+            self._set_aside = []
         self.reports.append(report)
         return report
 
@@ -281,12 +325,30 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps):
 
 
     def _placement(self, event: Any) -> MoveReport | None:
+        looked_again: list[str] = []
+        if self._deferred is not None:
+            event, after, looked_again = self._looked_again(event)
+            self._queue[0:0] = after
+        parts = self._moves_in(event)
+        if parts is None:
+            return None  # the players are asked which tiles went in which move
+        event, later = parts[0], parts[1:]
+        self._queue[0:0] = later
         squares = [Square(r, c) for r, c in event.squares]
         read: dict[Square, tuple[str, float, float]] = {}
         for square in squares:
             entry = self._reads.get(square)
             read[square] = entry.guesses[square] if entry is not None else ("", 0.0, 0.0)
-        state = PendingTurn(squares, read, [], [], [])
+        state = PendingTurn(squares, read, [], list(looked_again), [])
+        if tuple(event.squares) in self._final_refusals:
+            self._final_refusals.discard(tuple(event.squares))
+            state.looked_again = True
+        split = self._split_notes.pop(tuple(event.squares), None)
+        if split is not None:
+            note, question = split
+            state.notes.append(note)
+            if question is not None:
+                state.questions.append(question)
         self._held = ("placement", state)
         return self._resume()
 
@@ -311,7 +373,8 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps):
         if not state.inferred:
             state.inferred = True
             self._check_unsure(state)
-            state.tiles, state.notes = self._infer(state)
+            state.tiles, inferred = self._infer(state)
+            state.notes = [*state.notes, *inferred]
         if self.hold and any(q.answer is None for q in state.questions):
             return None
         while not state.settled:
@@ -339,7 +402,8 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps):
         if given is not None:
             return self._play_answer(state, tiles, given, unconfirmed)
         # What was played was asked and not answered: the play stands as read, unconfirmed.
-        unconfirmed |= any(q.kind == "placement" for q in state.questions)
+        unconfirmed |= any(q.kind == "placement" or (q.kind == "split" and q.answer is None)
+                           for q in state.questions)
         try:
             game_event = self._place(tiles, state.recorded)
         except GameError as exc:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from pipeline.reports import MoveReport, PendingTurn, Question, note_once
+from pipeline.reports import NO_TURN, DeferredRefusal, MoveReport, PendingTurn, Question, note_once
 from scorer.game import Event, EventKind, GameError
 from scorer.squares import Square
 
@@ -45,9 +45,11 @@ class QuestionSteps:
 
 
     def _ask(self, kind: str, prompt: str, *, square: Square | None = None,
-             choices: Sequence[str] = (), guess: str | None = None) -> Question:
+             choices: Sequence[str] = (), guess: str | None = None,
+             splits: Sequence[tuple[tuple[Square, ...], ...]] = ()) -> Question:
         question = Question(
-            self._next_question, self.turn_number + 1, kind, prompt, square, list(choices), guess
+            self._next_question, self.turn_number + 1, kind, prompt, square, list(choices), guess,
+            splits=list(splits),
         )
         self._next_question += 1
         self.questions.append(question)
@@ -75,6 +77,13 @@ class QuestionSteps:
         placed = " ".join(f"{self.name(sq)}:{t}" for sq, t in sorted(tiles.items()))
         why = self.in_game_names(exc.message)
         question = next((q for q in state.questions if q.kind == "placement"), None)
+        if question is None and self.stills and not state.looked_again:
+            # A photo's change that cannot be a move (a hand taken for tiles, a tile read
+            # where there is none) is looked at again in the next photo rather than asked
+            # about now: what went away is dropped, what stays comes back with the next
+            # move's tiles, and nothing of it spills into the turns after.
+            self._defer_refused(state, tiles, why)
+            return NO_TURN
         if question is None:
             question = self._ask(
                 "placement",
@@ -86,10 +95,58 @@ class QuestionSteps:
             return self._play_answer(state, tiles, question, unconfirmed)
         if self.hold:
             return None
-        return self._report("unresolved", None, word=placed, questions=state.questions,
+        event = None
+        if self.stills:
+            # A still is a turn: the player's turn passes with nothing scored until the
+            # players say what was played, so that the turns after go to the right players.
+            event = self.game.pass_turn(
+                note=f"unresolved placement {placed}: recorded as a pass until the players "
+                     "say what was played")
+        return self._report("unresolved", event, word=placed, questions=state.questions,
                             notes=state.notes + [f"refused: {why}"],
                             unconfirmed=True, read=self._as_read(state),
                             corrected=list(state.corrections))
+
+    def _defer_refused(self, state: PendingTurn, tiles: dict[Square, str], why: str) -> None:
+        squares = sorted(tiles)
+        if self._deferred is not None:
+            # Another part of the same photo's change, refused too.
+            squares = sorted(set(squares) | set(self._deferred.squares))
+            why = f"{self._deferred.why}; {why}"
+        self.tracker.reconsider((sq.row, sq.col) for sq in squares)
+        for question in state.questions:
+            # Questions about squares that may not hold a tile at all no longer apply.
+            if question in self.questions and question.answer is None:
+                self.questions.remove(question)
+        self._deferred = DeferredRefusal(squares, why)
+        log.info("tiles read on %s refused (%s): looked at again in the next photo",
+                 " ".join(self.name(sq) for sq in squares), why)
+
+    def _looked_again(self, event: Any) -> tuple[Any, list[Any], list[str]]:
+        """The next photo's committed squares after a deferred refusal: the event to settle
+        now, events to settle after it, and notes for this turn."""
+        from scorer.board import Board
+        from scorer.rules import move_splits
+        from tracker import MoveCommitted
+
+        deferred, self._deferred = self._deferred, None
+        assert deferred is not None
+        now = {Square(r, c) for r, c in event.squares}
+        back = [sq for sq in deferred.squares if sq in now]
+        gone = [sq for sq in deferred.squares if sq not in now]
+        notes = []
+        if gone:
+            notes.append(f"{' '.join(self.name(sq) for sq in gone)}, taken for tiles in the "
+                         "photo before and refused by the rules, held none in the next: dropped")
+        if not back or move_splits(Board(list(self.game.board.cells)), now):
+            return event, [], notes
+        # What stayed cannot be part of the moves since: it is the earlier turn, refused.
+        rest = sorted(now - set(back))
+        later = [MoveCommitted(event.time, tuple((sq.row, sq.col) for sq in rest),
+                               event.reason)] if rest else []
+        self._final_refusals.add(tuple((sq.row, sq.col) for sq in back))
+        return MoveCommitted(event.time, tuple((sq.row, sq.col) for sq in back),
+                             event.reason), later, notes
 
 
     def _play_answer(self, state: PendingTurn, tiles: dict[Square, str], question: Question,
@@ -115,6 +172,12 @@ class QuestionSteps:
 
     def _no_placement(self) -> MoveReport | None:
         state = PendingTurn([], {}, [], [], [])
+        if self._deferred is not None:
+            # Nothing came back of a refused placement: it was not tiles.
+            deferred, self._deferred = self._deferred, None
+            state.notes.append(
+                f"{' '.join(self.name(sq) for sq in deferred.squares)}, taken for tiles in the "
+                "photo before and refused by the rules, held none in the next: dropped")
         self._held = ("no_placement", state)
         return self._resume()
 
@@ -204,6 +267,8 @@ class RecordAnswers:
                     break
         elif question.kind == "placement" and event.play is not None:
             answer = f"{event.play.position} {event.play.gcg_word}"
+        elif question.kind == "split":
+            answer = self._split(question)
         elif question.kind == "no_placement":
             if event.kind is EventKind.EXCHANGE:
                 answer = f"exchange {event.tiles or event.count}"
@@ -213,6 +278,16 @@ class RecordAnswers:
             self.consulted += 1
         return answer
 
+    def _split(self, question: Question) -> str | None:
+        """The choice whose moves are the record's next turns, square for square."""
+        for choice, split in zip(question.choices, question.splits, strict=True):
+            turns = self.turns[question.turn - 1:question.turn - 1 + len(split)]
+            laid = [tuple(sorted(e.play.placement.squares)) if e.play is not None else ()
+                    for e in turns]
+            if laid == [tuple(sorted(move)) for move in split]:
+                return choice
+        return None
+
     def placement(self, turn: int) -> dict[Square, str] | None:
         """The record's tiles for a turn (for comparing what was read)."""
         if not 1 <= turn <= len(self.turns):
@@ -220,3 +295,117 @@ class RecordAnswers:
         event = self.turns[turn - 1]
         return None if event.play is None else dict(event.play.placement.tiles)
 
+
+
+
+class AnswerFileError(ValueError):
+    """A line of an answers file that cannot be used; the message names the line."""
+
+
+class AnswerFile:
+    """Answers written down beforehand, one per line, for replaying a photographed game
+    unattended as the page would be answered live.
+
+    Each line names the question it answers and gives the answer (``#`` starts a comment)::
+
+        turn 5 blank D11 e          # the blank on D11, laid in turn 5, is an e
+        turn 7 letter H4 Q          # the tile on H4 is a Q
+        turn 9 no_placement exchange ABC
+        turn 12 placement 8D FIRNS
+        turn 14 split 2             # the second way offered (or the way's own text)
+        question 17 pass            # by the question's number
+
+    Squares are named as the game names them (``--lettered-rows``).  A question no line
+    answers stays open (its best guess stands, marked unconfirmed).  ``unused()`` lists the
+    lines no question asked for, so that a mistyped turn or square is not silently lost.
+
+    >>> answers = AnswerFile.parse("turn 3 blank H8 e\\nquestion 4 pass\\n")
+    >>> answers(Question(1, 3, "blank", "which letter?", Square.parse("H8")))
+    'e'
+    >>> answers(Question(4, 5, "no_placement", "pass or exchange?"))
+    'pass'
+    >>> AnswerFile.parse("turn three blank H8 e")
+    Traceback (most recent call last):
+    ...
+    pipeline.questions.AnswerFileError: line 1: 'three' is not a turn number
+    """
+
+    KINDS = ("blank", "letter", "placement", "no_placement", "split")
+
+    def __init__(self, entries: list[tuple[int, str, tuple[object, ...], str]],
+                 lettered_rows: bool = False) -> None:
+        #: (line, "turn" or "question", key, answer)
+        self.entries = entries
+        self.lettered_rows = lettered_rows
+        self.used: set[int] = set()
+        self.consulted = 0
+
+    @classmethod
+    def load(cls, path: str | Path, *, lettered_rows: bool = False) -> AnswerFile:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise AnswerFileError(f"cannot read {path}: {exc}") from exc
+        return cls.parse(text, lettered_rows=lettered_rows)
+
+    @classmethod
+    def parse(cls, text: str, *, lettered_rows: bool = False) -> AnswerFile:
+        entries: list[tuple[int, str, tuple[object, ...], str]] = []
+        for number, raw in enumerate(text.splitlines(), start=1):
+            line = raw.split("#", 1)[0].strip()
+            if not line:
+                continue
+            words = line.split()
+            if words[0] not in ("turn", "question") or len(words) < 3:
+                raise AnswerFileError(
+                    f"line {number}: expected 'turn N KIND [SQUARE] ANSWER' or "
+                    f"'question N ANSWER', got {raw.strip()!r}")
+            if not words[1].isdigit():
+                raise AnswerFileError(f"line {number}: {words[1]!r} is not a "
+                                      f"{words[0]} number")
+            if words[0] == "question":
+                entries.append((number, "question", (int(words[1]),), " ".join(words[2:])))
+                continue
+            kind = words[2]
+            if kind not in cls.KINDS:
+                raise AnswerFileError(f"line {number}: unknown question kind {kind!r} (one of "
+                                      f"{', '.join(cls.KINDS)})")
+            rest = words[3:]
+            square: Square | None = None
+            if kind in ("blank", "letter"):
+                if len(rest) != 2:
+                    raise AnswerFileError(f"line {number}: a {kind} answer is 'turn N {kind} "
+                                          f"SQUARE LETTER'")
+                square = _square_named(rest[0], lettered_rows, number)
+                rest = rest[1:]
+            if not rest:
+                raise AnswerFileError(f"line {number}: no answer given")
+            entries.append((number, "turn", (int(words[1]), kind, square), " ".join(rest)))
+        return cls(entries, lettered_rows)
+
+    def __call__(self, question: Question) -> str | None:
+        for line, by, key, answer in self.entries:
+            if by == "question":
+                fits = key[0] == question.id
+            else:
+                turn, kind, square = key
+                fits = turn == question.turn and kind == question.kind and (
+                    square is None or square == question.square)
+            if fits:
+                self.used.add(line)
+                self.consulted += 1
+                return answer
+        return None
+
+    def unused(self) -> list[int]:
+        """Lines of the file that answered no question."""
+        return [line for line, *_ in self.entries if line not in self.used]
+
+
+def _square_named(text: str, lettered_rows: bool, line: int) -> Square:
+    try:
+        square = Square.parse(text.upper())
+    except ValueError:
+        raise AnswerFileError(f"line {line}: {text!r} is not a square") from None
+    # Lettered rows name the row first (H4: row H, column 4): the transposed square.
+    return square.transposed() if lettered_rows else square

@@ -25,7 +25,8 @@ class Question:
     id: int
     turn: int
     #: "blank" (its letter), "letter" (a letter read without confidence), "placement" (the
-    #: rules refused what was read), "no_placement" (a pass or an exchange?)
+    #: rules refused what was read), "no_placement" (a pass or an exchange?), "split" (which
+    #: new tiles went in which move, when a photo shows more than one)
     kind: str
     prompt: str
     square: Square | None = None
@@ -34,6 +35,8 @@ class Question:
     answer: str | None = None
     #: who answered: "players", "record" (an evaluation's reference record), or None
     answered_by: str | None = None
+    #: a "split" question's ways, one per choice: the moves' squares in the order played
+    splits: list[tuple[tuple[Square, ...], ...]] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -142,6 +145,28 @@ class PendingTurn:
     corrections: list[Correction] = field(default_factory=list)
     #: what the game's record of the play says of its letters (corrections by the dictionary)
     recorded: list[str] = field(default_factory=list)
+    #: a refused placement looked at again in a later photo: refused now, it is asked about
+    looked_again: bool = False
+
+
+@dataclass(frozen=True)
+class DeferredRefusal:
+    """Squares whose new tiles the rules refused, to be looked at again in the next photo."""
+
+    squares: list[Square]
+    why: str
+
+
+class _NoTurn:
+    """What settling a turn returns when it turned out to be no turn (yet)."""
+
+    def __repr__(self) -> str:
+        return "NO_TURN"
+
+
+#: Returned by a step that settles a turn when there is none to report: a refused placement
+#: deferred to the next photo.
+NO_TURN: Any = _NoTurn()
 
 
 def note_once(state: PendingTurn, text: str) -> None:

@@ -408,19 +408,23 @@ def check_placement(board: Board, placement: Placement, tileset: TileSet) -> Dir
             raise IllegalPlay("first_play_off_star", "the first play must cover the centre star H8")
         if len(tiles) < 2:
             raise IllegalPlay("first_play_one_tile", "the first play must place at least 2 tiles")
-    else:
-        for i in seen:
-            r, c = divmod(i, SIZE)
-            if (
-                (r > 0 and cells[i - SIZE] is not None)
-                or (r < SIZE - 1 and cells[i + SIZE] is not None)
-                or (c > 0 and cells[i - 1] is not None)
-                or (c < SIZE - 1 and cells[i + 1] is not None)
-            ):
-                break
-        else:
-            raise IllegalPlay("not_connected", "the play touches no tile already on the board")
+    elif not _touches_tiles(cells, seen):
+        raise IllegalPlay("not_connected", "the play touches no tile already on the board")
     return direction
+
+
+def _touches_tiles(cells: list[str | None], seen: Iterable[int]) -> bool:
+    """Whether any of the cells ``seen`` (``row * 15 + col``) has a tile beside it."""
+    for i in seen:
+        r, c = divmod(i, SIZE)
+        if (
+            (r > 0 and cells[i - SIZE] is not None)
+            or (r < SIZE - 1 and cells[i + SIZE] is not None)
+            or (c > 0 and cells[i - 1] is not None)
+            or (c < SIZE - 1 and cells[i + 1] is not None)
+        ):
+            return True
+    return False
 
 
 def score_play(
@@ -502,3 +506,98 @@ def words_with_unknown_blanks(
     for sq, _ in ordered:
         add(sq.row, sq.col, directions[0].other)
     return out
+
+
+#: Tiles a player holds, and so the most one move can lay.
+RACK_SIZE = 7
+
+
+def move_splits(
+    board: Board, squares: Iterable[Square], *, most_moves: int = 3, rack_size: int = RACK_SIZE
+) -> list[tuple[tuple[Square, ...], ...]]:
+    """Every way to lay the new tiles on ``squares`` as the fewest legal moves in turn, each
+    move's squares sorted, the moves in the order played; ``[]`` when no way of at most
+    ``most_moves`` moves exists, and ``[(squares,)]`` when they are one legal move.
+
+    For a photo taken after more than one move (someone forgot the photo in between): the tiles
+    that appeared are split into moves that each obey the placement rules on the board as the
+    moves before left it (one line, unbroken, touching the tiles there; the first covering the
+    centre star), with at most ``rack_size`` tiles each.  Letters do not matter to these rules.
+
+    >>> board = Board.from_rows(["." * 15] * 7 + ["......HORN....."] + ["." * 15] * 7)
+    >>> move_splits(board, [Square.parse(s) for s in ("E7", "E9", "L8")])
+    []
+    >>> def named(splits): return [[" ".join(map(str, m)) for m in split] for split in splits]
+    >>> named(move_splits(board, [Square.parse(s) for s in ("G7", "G9", "K8", "L8")]))
+    [['G7 G9', 'K8 L8'], ['K8 L8', 'G7 G9']]
+    >>> named(move_splits(board, [Square.parse(s) for s in ("K8", "K9", "L9")]))
+    [['K8', 'K9 L9'], ['K8 K9', 'L9']]
+    >>> named(move_splits(board, [Square.parse(s) for s in ("K8", "L8")]))
+    [['K8 L8']]
+    """
+    new = tuple(sorted(set(squares)))
+    if not new:
+        return []
+    cells = list(board.cells)
+    for moves in range(1, most_moves + 1):
+        if len(new) > moves * rack_size:
+            continue
+        found = _splits(cells, new, moves, rack_size)
+        if found:
+            return found
+    return []
+
+
+def _legal_on(cells: list[str | None], squares: tuple[Square, ...]) -> bool:
+    placement = Placement(tuple((sq, "?!") for sq in squares))
+    try:
+        _check_squares(cells, placement)
+    except IllegalPlay:
+        return False
+    return True
+
+
+def _check_squares(cells: list[str | None], placement: Placement) -> None:
+    """:func:`check_placement`'s rules that do not depend on letters."""
+    seen = {sq.row * SIZE + sq.col for sq in placement.squares}
+    if any(cells[i] is not None for i in seen):
+        raise IllegalPlay("square_taken", "a square is taken")
+    rows = {i // SIZE for i in seen}
+    cols = {i % SIZE for i in seen}
+    if len(rows) > 1 and len(cols) > 1:
+        raise IllegalPlay("not_in_line", "not in one line")
+    step = 1 if len(rows) == 1 else SIZE
+    for i in range(min(seen) + step, max(seen), step):
+        if i not in seen and cells[i] is None:
+            raise IllegalPlay("gap", "the line is broken")
+    if not any(cells):
+        if CENTRE_ROW * SIZE + CENTRE_COL not in seen or len(seen) < 2:
+            raise IllegalPlay("first_play_off_star", "the first play must cover the star")
+    elif not _touches_tiles(cells, seen):
+        raise IllegalPlay("not_connected", "touches no tile")
+
+
+def _splits(cells: list[str | None], new: tuple[Square, ...], moves: int,
+            rack_size: int) -> list[tuple[tuple[Square, ...], ...]]:
+    if moves == 1:
+        return [(new,)] if len(new) <= rack_size and _legal_on(cells, new) else []
+    found: list[tuple[tuple[Square, ...], ...]] = []
+    tried: set[tuple[Square, ...]] = set()
+    lines = [[sq for sq in new if sq.row == r] for r in {sq.row for sq in new}]
+    lines += [[sq for sq in new if sq.col == c] for c in {sq.col for sq in new}]
+    for line in lines:
+        # Every non-empty subset of one line's new tiles, as the first move.
+        for mask in range(1, 1 << len(line)):
+            first = tuple(sq for k, sq in enumerate(line) if mask >> k & 1)
+            if len(first) > rack_size or first in tried or len(first) == len(new):
+                continue
+            tried.add(first)
+            if not _legal_on(cells, first):
+                continue
+            after = list(cells)
+            for sq in first:
+                after[sq.row * SIZE + sq.col] = "?!"
+            rest = tuple(sq for sq in new if sq not in first)
+            for tail in _splits(after, rest, moves - 1, rack_size):
+                found.append((tuple(sorted(first)), *tail))
+    return sorted(set(found))

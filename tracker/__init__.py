@@ -13,6 +13,7 @@ from tracker.board_states import (
     Tracker,
     TrackerConfig,
     TrackEvent,
+    ViewObstructed,
     in_one_line,
 )
 
@@ -25,5 +26,6 @@ __all__ = [
     "TrackEvent",
     "Tracker",
     "TrackerConfig",
+    "ViewObstructed",
     "in_one_line",
 ]

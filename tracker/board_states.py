@@ -18,8 +18,9 @@ Once nothing has moved for ``settle_seconds`` the board has *settled* and is exa
 3. the known corners are re-checked (:func:`vision.locate.check_corners`); a board that no longer
    fits them has been bumped and is found again (:func:`vision.locate.locate_board`);
 4. the grid is warped at 32 px a square and compared with the last *stable* image, after
-   dividing out a smooth illumination field fitted per colour channel (so a lamp switched on,
-   a drifting exposure or the sun moving change nothing), and tile-or-empty is decided for
+   mapping its colours by one affine colour transform (a camera's white balance and exposure)
+   and dividing out a smooth illumination field fitted per colour channel (so a lamp switched
+   on, a drifting exposure or the sun moving change nothing), and tile-or-empty is decided for
    every square (:class:`vision.occupancy.OccupancyModel`);
 5. a square *gained a tile* when it was empty, holds a tile now, and its own look changed; it
    *lost a tile* in the reverse case.  Changes that neither explains (a hand resting on the
@@ -35,7 +36,10 @@ off the board is a withdrawal (a phony lost a challenge).
 
 *Stills* (one photo per turn) are each settled by definition: every still is examined and is
 one turn: new tiles, a withdrawal, or no placement (a pass or an exchange, which the players
-label), when the still shows the board as the last one did.
+label), when the still shows the board as the last one did.  A still whose view is obstructed
+(a hand still placing, an arm across the board) is no turn: it is held back
+(:class:`ViewObstructed`) and the next clear still is compared with the last clear one, so the
+tiles laid meanwhile (perhaps more than one move) come with it.
 
 Squares in events are ``(row, col)`` of the board read upright: the tracker is told how many
 counter-clockwise quarter turns of the camera's view make the tiles upright (``orientation``,
@@ -65,6 +69,7 @@ __all__ = [
     "TrackEvent",
     "Tracker",
     "TrackerConfig",
+    "ViewObstructed",
 ]
 
 log = logging.getLogger(__name__)
@@ -153,6 +158,15 @@ class NoPlacement(TrackEvent):
 
 
 @dataclass(frozen=True)
+class ViewObstructed(TrackEvent):
+    """A still held back: something over the board (a hand, an arm) changed ``squares``
+    without laying or lifting tiles there.  It is no turn; the next clear still is compared
+    with the last clear one."""
+
+    squares: Squares = ()
+
+
+@dataclass(frozen=True)
 class BoardRelocated(TrackEvent):
     """The corners no longer fitted and the grid was found again."""
 
@@ -222,6 +236,57 @@ def _illumination_fit(stable: np.ndarray, current: np.ndarray) -> np.ndarray:
     return stable * np.exp(predicted.reshape(current.shape))
 
 
+def _colour_fit(stable: np.ndarray, current: np.ndarray) -> np.ndarray:
+    """``stable`` block means mapped to ``current``'s colours by one affine colour transform
+    (a 3x3 matrix and an offset), fitted by least squares with trimming passes (blocks that
+    really changed are left out).  Blocks are (N, N, 3) float arrays.
+
+    A camera's white balance and exposure change between two photos per colour, not per
+    channel alone: on a real game's stills the beige tiles and red squares shifted 35-60 grey
+    levels against the green board between two frames, which a gain per channel read as a
+    board-wide change (320 of 1,156 blocks); after this transform only the new tiles' blocks
+    differ.  A smooth change of light across the board is fitted after it
+    (:func:`_illumination_fit`).
+    """
+    points = stable.reshape(-1, 3)
+    design = np.concatenate([points, np.ones((len(points), 1), points.dtype)], axis=1)
+    target = current.reshape(-1, 3)
+    keep = np.ones(len(points), bool)
+    for _ in range(4):
+        transform, *_ = np.linalg.lstsq(design[keep], target[keep], rcond=None)
+        residual = np.abs(target - design @ transform).max(axis=1)
+        spread = 1.4826 * float(np.median(residual[keep]))
+        keep = residual <= max(3.0 * spread, 6.0)
+    return np.maximum(design @ transform, 1.0).reshape(stable.shape).astype(np.float32)
+
+
+#: Shifts (pixels of the settled view, 32 a square) by which one still's view of the board may
+#: differ from the last one's with nothing on the board changed: a board nudged while tiles
+#: were laid at its edge moved the frame's edge against the table by about that much.
+_STILL_SHIFTS = (-3, 0, 3)
+
+
+def _shift_tolerant_difference(stable: _View, view: _View, expected: np.ndarray) -> np.ndarray:
+    """Per block, the least difference between ``view`` and ``stable``'s image moved by any of
+    :data:`_STILL_SHIFTS` in each direction, with ``expected``'s change of colour and light.
+
+    On a real game's stills, a board nudged by a few pixels changed the margin's blocks (the
+    board's edge against the table) as much as an arm would; moved back, only the new tiles
+    differ.  A tile, a hand or an arm differs however the view is moved."""
+    gain = expected / np.maximum(stable.blocks, 1.0)
+    n = stable.blocks.shape[0]
+    h, w = stable.image.shape[:2]
+    least = np.abs(view.blocks - expected).max(axis=2)
+    for dy in _STILL_SHIFTS:
+        for dx in _STILL_SHIFTS:
+            if dx == dy == 0:
+                continue
+            moved = cv2.warpAffine(stable.image, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h),
+                                   borderMode=cv2.BORDER_REPLICATE)
+            least = np.minimum(least, np.abs(view.blocks - _blocks(moved, n) * gain).max(axis=2))
+    return least
+
+
 def _blocks(image: np.ndarray, per_side: int) -> np.ndarray:
     """Block means of a square image, (per_side, per_side, channels) float32."""
     return cv2.resize(image, (per_side, per_side), interpolation=cv2.INTER_AREA).astype(
@@ -241,6 +306,15 @@ class _View:
     corners: np.ndarray
     image: np.ndarray  # (17 * px, 17 * px, 3): the grid with one square of margin
     blocks: np.ndarray  # (34, 34, 3) half-square block means, margin included
+
+
+@dataclass(frozen=True)
+class _HeldStill:
+    """A still held back as obstructed, and what changed in it."""
+
+    time: float
+    frame: np.ndarray
+    signature: np.ndarray  # (15, 15) bool, the camera's view
 
 
 class Tracker:
@@ -286,8 +360,12 @@ class Tracker:
         self._obstruction: np.ndarray | None = None
         self._last_locate: float | None = None
         self._occupancy_memory: list[tuple[np.ndarray, np.ndarray]] = []
+        self._held_still: _HeldStill | None = None
+        #: squares the next still examines whether or not their look changed (camera's view)
+        self._recheck = np.zeros((SIZE, SIZE), bool)
         self.counters = {
-            "frames": 0, "settles": 0, "obstructed": 0, "relocated": 0, "lost": 0,
+            "frames": 0, "settles": 0, "obstructed": 0, "held_back": 0, "relocated": 0,
+            "lost": 0,
         }
 
     # ------------------------------------------------------------------ public
@@ -350,8 +428,13 @@ class Tracker:
         return [MoveCommitted(time, squares, reason)]
 
     def finish(self, time: float) -> list[TrackEvent]:
-        """The source ended: commit what is provisional."""
-        return self.commit(time, reason="end of source")
+        """The source ended: a still held back as obstructed is decided on where its view is
+        clear (no later still will show the board), and what is provisional is committed."""
+        events: list[TrackEvent] = []
+        if self._held_still is not None:
+            held, self._held_still = self._held_still, None
+            events.extend(self._examine(held.time, held.frame, still=True, force=True))
+        return events + self.commit(time, reason="end of source")
 
     def confirm_board(self, rows: Sequence[str]) -> None:
         """The board as the game now has it (upright rows): corrects the known squares after a
@@ -366,6 +449,17 @@ class Tracker:
             small = cv2.resize(grid, (SIZE * 16, SIZE * 16), interpolation=cv2.INTER_AREA)
             self._occupancy_memory.append((small, self.known.copy()))
             self._occupancy_memory = self._occupancy_memory[-self.config.occupancy_memory :]
+
+    def reconsider(self, squares: Iterable[tuple[int, int]]) -> None:
+        """Squares (upright) whose new tiles could not be a move: they are no longer taken
+        to hold tiles, and the next still examines them again whether or not their look
+        changes, so a tile really there comes back with that still's new tiles, and what went
+        away (a hand, a finger) is forgotten."""
+        mask = _from_upright(_mask(squares), self.orientation)
+        self.known &= ~mask
+        self._recheck |= mask
+        self.last_move -= set(_squares(mask))
+        self.provisional -= set(_squares(mask))
 
     def refit_occupancy(self, base: Sequence[tuple[np.ndarray, np.ndarray]] = ()) -> bool:
         """Refit the occupancy model on confirmed views (plus ``base``: small 16 px grids with
@@ -437,8 +531,10 @@ class Tracker:
         image = rectify(frame, self.corners, px, px)
         return _View(time, frame, self.corners.copy(), image, _blocks(image, 2 * (SIZE + 2)))
 
-    def _examine(self, time: float, frame: np.ndarray, still: bool) -> list[TrackEvent]:
-        """Examine a settled view; see the module notes."""
+    def _examine(self, time: float, frame: np.ndarray, still: bool,
+                 force: bool = False) -> list[TrackEvent]:
+        """Examine a settled view; see the module notes.  ``force``: a still held back as
+        obstructed is decided on anyway (the source ended on it)."""
         self.counters["settles"] += 1
         events: list[TrackEvent] = []
         fits = self.corners is not None and check_corners(frame, self.corners) >= (
@@ -476,15 +572,22 @@ class Tracker:
             changed = occupied != was_occupied
             ring_changed = np.zeros((2 * SIZE + 4, 2 * SIZE + 4), bool)
         else:
-            expected = _illumination_fit(self.stable.blocks, view.blocks)
-            difference = np.abs(view.blocks - expected).max(axis=2)  # (34, 34)
+            expected = _illumination_fit(_colour_fit(self.stable.blocks, view.blocks),
+                                         view.blocks)
+            if still:
+                difference = _shift_tolerant_difference(self.stable, view, expected)
+            else:
+                difference = np.abs(view.blocks - expected).max(axis=2)  # (34, 34)
             inner = difference[2:-2, 2:-2].reshape(SIZE, 2, SIZE, 2).max(axis=(1, 3))
             changed = inner > self.config.change_threshold
             ring_changed = difference > self.config.ring_threshold
             ring_changed[2:-2, 2:-2] = False
-        added = occupied & ~self.known & changed
+        added = occupied & ~self.known & (changed | self._recheck)
         removed = ~occupied & self.known & changed
-        near = cv2.dilate((added | removed).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        # Squares examined again (a refused placement's) explain their own change: a tile
+        # still there, or what was taken for one gone.
+        near = cv2.dilate((added | removed | self._recheck).astype(np.uint8),
+                          np.ones((3, 3), np.uint8)) > 0
         unexplained = changed & ~near & (not relocated)
         # The margin next to squares that gained or lost a tile shows those tiles' sides.
         near_ring = cv2.resize(
@@ -492,6 +595,12 @@ class Tracker:
             interpolation=cv2.INTER_NEAREST,
         ) > 0
         near_ring = cv2.dilate(near_ring.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        if still:
+            # A tile's side shows in the half square next to the grid, never beyond: a
+            # change there is a finger or a hand reaching in (a still has no motion to
+            # tell it by).
+            near_ring[[0, -1], :] = False
+            near_ring[:, [0, -1]] = False
         arm = bool((ring_changed & ~near_ring).any())
         removal_ok = self._removal_fits(removed)
         obstructed = (
@@ -519,11 +628,26 @@ class Tracker:
                 removed = np.zeros_like(removed)
         self._obstruction = self._obstructed_since = None
         if still and obstructed:
-            # A still is a turn whatever it shows: squares the change cannot explain are
-            # left to the players rather than guessed.
             self.counters["obstructed"] += 1
+            signature = changed | removed | added
+            same = self._held_still is not None and int(
+                (self._held_still.signature ^ signature).sum()) <= 2
+            if not same and not force:
+                # Something over the board (a hand still placing, an arm, a sleeve): this
+                # still is no turn; the next clear one is compared with the last clear one.
+                self._held_still = _HeldStill(time, frame, signature)
+                self.counters["held_back"] += 1
+                log.info("still at %.0f held back: the view is obstructed (%s)", time,
+                         "an arm across the board's edge" if arm else
+                         f"{int(unexplained.sum())} squares changed without a tile")
+                return [*events, ViewObstructed(time, self.to_upright(_squares(signature)))]
+            # The same obstruction in two stills running is part of the scene (a box at the
+            # board's edge), or the source ended on it: decided where the view is clear, and
+            # squares the change cannot explain are left to the players rather than guessed.
             if not removal_ok:
                 removed = np.zeros_like(removed)
+        self._held_still = None
+        self._recheck[:] = False
         events.extend(self._decide(time, view, added, removed, still))
         return events
 

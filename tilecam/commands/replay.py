@@ -9,9 +9,13 @@ board gives them: rack points at the end of the game are not seen by a camera).
 Questions the pipeline would put to the players (a blank's letter the dictionary cannot
 settle, a letter read without confidence, a refused placement, whether a turn without tiles was
 a pass or an exchange) are printed with the move; the move then carries the best guess and is
-marked ``(unconfirmed)``.  ``--answers REF.gcg`` lets a reference record of the same game
-answer them instead, as the players would: for evaluation only; the output says how many
-questions it answered.
+marked ``(unconfirmed)``.  ``--answers FILE`` answers them as the players would on the page,
+so that a photographed game with a challenge, a withdrawn phony or a blank's letter replays
+unattended: one answer per line (``turn 5 blank D11 e``, ``turn 9 no_placement pass``, ``turn 12
+placement 8D FIRNS``, ``turn 14 split 2``, ``question 17 exchange ABC``; see
+:class:`pipeline.AnswerFile`); lines no question asked for are listed at the end.  A GCG
+record of the same game (``--answers REF.gcg``) answers them too, for evaluation; the output
+says how many questions the file or record answered.
 
 ``--json`` prints ``{"moves": [{"player", "position", "word", "score", "totals"}, ...],
 "final_scores": {...}}`` (each move also has ``turn``, ``kind``, ``notes``, ``questions`` and
@@ -51,8 +55,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gcg", metavar="OUT", type=Path, help="write the game as GCG to OUT")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument(
-        "--answers", metavar="REF.gcg", type=Path,
-        help="evaluation only: answer the pipeline's questions from this record of the game",
+        "--answers", metavar="FILE", type=Path,
+        help="answer the pipeline's questions from FILE: one answer per line ('turn 5 blank "
+             "D11 e', 'turn 9 no_placement pass', 'question 17 exchange ABC'), or a GCG "
+             "record of the game (evaluation)",
     )
     parser.add_argument("--quiet-seconds", type=float, default=None,
                         help="live sources: seconds without activity that commit a move")
@@ -63,7 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import cv2
 
-    from pipeline import Pipeline, RecordAnswers
+    from pipeline import AnswerFile, AnswerFileError, Pipeline, RecordAnswers
     from scorer.gcg import GCGError, Header, write_gcg
     from scorer.lexicon import default_lexicon
     from tilecam.profile_options import OptionError, profile_and_tileset
@@ -82,12 +88,15 @@ def run(args: argparse.Namespace) -> int:
     players = [p.strip() for p in args.players.split(",") if p.strip()]
     if not 2 <= len(players) <= 4:
         return fail(f"--players needs 2 to 4 names, got {len(players)}")
-    answers = None
+    answers: AnswerFile | RecordAnswers | None = None
     if args.answers is not None:
         try:
-            answers = RecordAnswers(args.answers, lettered_rows=args.lettered_rows,
-                                    tileset=tileset.code)
-        except GCGError as exc:
+            if _is_record(args.answers):
+                answers = RecordAnswers(args.answers, lettered_rows=args.lettered_rows,
+                                        tileset=tileset.code)
+            else:
+                answers = AnswerFile.load(args.answers, lettered_rows=args.lettered_rows)
+        except (GCGError, AnswerFileError, OSError) as exc:
             return fail(f"cannot use {args.answers}: {exc}")
     try:
         source = open_source(args.source)
@@ -136,8 +145,11 @@ def run(args: argparse.Namespace) -> int:
             "final_scores": final,
             "source": source.counters(),
         }
-        if answers is not None:
+        if isinstance(answers, RecordAnswers):
             out["answered_from_record"] = answers.consulted
+        elif answers is not None:
+            out["answered_from_file"] = answers.consulted
+            out["answers_unused"] = answers.unused()
         print(json.dumps(out, ensure_ascii=False))
         return 0
     print("final: " + ", ".join(f"{name} {score}" for name, score in final.items()))
@@ -147,10 +159,27 @@ def run(args: argparse.Namespace) -> int:
                f"{counters['corrupt_skipped']} unreadable skipped, "
                f"{counters['reconnects']} reconnects; {len(pipeline.questions)} questions, "
                f"{open_questions} unanswered")
-    if answers is not None:
+    if isinstance(answers, RecordAnswers):
         summary += f", {answers.consulted} answered from {args.answers.name} (evaluation)"
+    elif answers is not None:
+        summary += f", {answers.consulted} answered from {args.answers.name}"
     print(summary)
+    if isinstance(answers, AnswerFile) and answers.unused():
+        lines = ", ".join(str(n) for n in answers.unused())
+        print(f"answers no question asked for: {args.answers.name} line(s) {lines}",
+              file=sys.stderr)
     return 0
+
+
+def _is_record(path: Path) -> bool:
+    """Whether ``path`` holds a GCG record rather than an answers file."""
+    if path.suffix.lower() == ".gcg":
+        return True
+    try:
+        head = path.read_text(encoding="utf-8", errors="replace")[:200].lstrip()
+    except OSError:
+        return False
+    return head.startswith(("#player", "#character-encoding", ">"))
 
 
 def _position(pipeline: object, report: object, lettered_rows: bool) -> str:

@@ -1,0 +1,148 @@
+"""Several moves between two photos: the new tiles split into the moves that laid them.
+
+Someone forgets the photo after a move, or a photo is set aside because a hand was over the
+board: the next photo then shows the tiles of two (or more) moves.  When the new tiles cannot be
+one move, :func:`scorer.rules.move_splits` finds every way to lay them as the fewest legal moves
+in turn; the players alternate, so each way gives each move to a player.  One way: it is taken.
+Several: the word list chooses where exactly one way forms only words in it (with the letters as
+read); otherwise the players are asked which tiles went in which move (a *split* question), and
+until they answer the first way stands, unconfirmed.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from pipeline.reports import Question
+from scorer.board import Board
+from scorer.rules import move_splits
+from scorer.squares import Square
+from scorer.tiles import BLANK
+
+if TYPE_CHECKING:
+    from tracker import MoveCommitted
+
+log = logging.getLogger(__name__)
+
+Split = tuple[tuple[Square, ...], ...]
+
+
+class SeveralMovesSteps:
+    """Splitting a placement that cannot be one move; a part of :class:`pipeline.Pipeline`
+    (it shares the pipeline's state)."""
+
+    def _moves_in(self, event: MoveCommitted) -> list[MoveCommitted] | None:
+        """The committed squares as the moves that laid them (one event per move, in order),
+        or None while the players are asked (and the pipeline holds)."""
+        from tracker import MoveCommitted
+
+        squares = [Square(r, c) for r, c in event.squares]
+        if len(squares) < 2:
+            return [event]
+        if not self._could_be_tiles(squares):
+            return [event]  # refused as laid, and looked at again in the next photo
+        board = Board(list(self.game.board.cells))
+        splits = move_splits(board, squares)
+        if len(splits) == 0 or len(splits[0]) == 1:
+            return [event]  # one move, or none the rules allow: refused as laid
+        chosen, how, question = self._choose_split(splits, event)
+        if chosen is None:
+            return None
+        count = len(chosen)
+        described = ", then ".join(" ".join(self.name(sq) for sq in move) for move in chosen)
+        note = f"{count} moves between two photos ({described}): {how}"
+        log.info("%s", note)
+        parts = []
+        for number, move in enumerate(chosen, start=1):
+            squares_of = tuple((sq.row, sq.col) for sq in move)
+            self._split_notes[squares_of] = (f"move {number} of {note}", question)
+            parts.append(MoveCommitted(event.time, squares_of, reason=event.reason))
+        return parts
+
+    def _could_be_tiles(self, squares: list[Square]) -> bool:
+        """Whether the squares' faces, as read, could all be tiles left to lay: no more faces
+        without a letter (blanks, or a hand taken for tiles) than blanks are unseen."""
+        bare = 0
+        for square in squares:
+            entry = self._reads.get(square)
+            letter = entry.guesses[square][0] if entry is not None else ""
+            bare += letter in ("", BLANK)
+        return bare <= self.game.unseen().get(BLANK, 0) and len(squares) <= sum(
+            self.game.unseen().values())
+
+    def _choose_split(self, splits: list[Split],
+                      event: Any) -> tuple[Split | None, str, Question | None]:
+        """The way chosen (None while the players are asked and the pipeline holds), how it
+        was chosen, and the question asked (None where none was needed)."""
+        if len(splits) == 1:
+            return splits[0], "the only way the rules allow", None
+        worded = [s for s in splits if self._all_words_listed(s)]
+        if len(worded) == 1:
+            return worded[0], "the only way whose words are all in the word list", None
+        question = self._split_question(splits)
+        if question.answer is not None:
+            chosen = self._split_answered(splits, question)
+            if chosen is not None:
+                source = "the record" if question.answered_by == "record" else "the players"
+                return chosen, f"split by {source}", question
+        if self.hold:
+            self._held = ("split", (event, splits, question))
+            return None, "", question
+        return splits[0], "the players were asked which tiles went in which move", question
+
+    def _split_question(self, splits: list[Split]) -> Question:
+        choices = [" | ".join(" ".join(self.name(sq) for sq in move) for move in split)
+                   for split in splits]
+        existing = next((q for q in self.questions if q.kind == "split"
+                         and q.choices == choices and q.turn == self.turn_number + 1), None)
+        if existing is not None:
+            return existing
+        question = self._ask(
+            "split",
+            f"the new tiles are more than one move (a photo was left out?): which tiles went in "
+            f"which move, in the order played ({len(splits)} ways fit the rules)?",
+            choices=choices, guess=choices[0], splits=splits,
+        )
+        return question
+
+    def _split_answered(self, splits: list[Split], question: Question) -> Split | None:
+        answer = (question.answer or "").strip()
+        if answer.isdigit() and 1 <= int(answer) <= len(splits):
+            return splits[int(answer) - 1]
+        if answer in question.choices:
+            return splits[question.choices.index(answer)]
+        return None
+
+    def _all_words_listed(self, split: Split) -> bool:
+        """Whether every word each move forms, with the letters as read, is in the word list
+        (False without a word list or where a letter was not read)."""
+        if self.lexicon is None:
+            return False
+        board = Board(list(self.game.board.cells))
+        for move in split:
+            tiles = {}
+            for square in move:
+                entry = self._reads.get(square)
+                letter = entry.guesses[square][0] if entry is not None else ""
+                if not letter or letter == "?":
+                    return False
+                tiles[square] = letter
+            words = self._words(board, tiles)
+            if not words or any(word not in self.lexicon for word in words):
+                return False
+            for square, letter in tiles.items():
+                board.cells[square.row * 15 + square.col] = letter
+        return True
+
+    def _resume_split(self, held: tuple[Any, list[Split], Question]) -> bool:
+        """A held split question answered: its moves queued; False while still unanswered."""
+        event, splits, question = held
+        if question.answer is None:
+            return False
+        self._held = None
+        parts = self._moves_in(event)
+        if parts is None:
+            return False
+        self._queue[0:0] = parts
+        return True
