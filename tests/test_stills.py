@@ -1,0 +1,239 @@
+"""Real play as stills: photos left out, a photo with something over the board, a change no
+move explains, several moves in one photo, answers written down beforehand.
+
+The real game of ``../shared/data/photos/scrabscrap-game01`` (a fixed camera, one photo after
+each move, its record beside it) is replayed with photos left out or altered; the record answers
+the questions the pipeline asks, as the players would, and the final scores must be the record's.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from pipeline import AnswerFile, AnswerFileError, Pipeline, Question, RecordAnswers
+from scorer.board import Board
+from scorer.lexicon import Lexicon
+from scorer.movegen import generate_game
+from scorer.rules import move_splits
+from scorer.squares import Square
+from scorer.tiles import TileSet
+from vision.geometry import grid_to_image, project
+from vision.locate import locate_board
+
+REPO = Path(__file__).resolve().parents[1]
+GAME = REPO.parent / "shared" / "data" / "photos" / "scrabscrap-game01"
+NO_GAME = f"the real game's photos ({GAME.relative_to(REPO.parent)}) are not beside the repository"
+needs_game = pytest.mark.skipif(not GAME.is_dir(), reason=NO_GAME)
+
+
+def game_photos() -> list[Path]:
+    return sorted(GAME.glob("image-*.jpg"), key=lambda p: int(re.findall(r"\d+", p.name)[0]))
+
+
+def record() -> Path:
+    return next(GAME.glob("*.gcg"))
+
+
+def replayed(frames: list[np.ndarray], answers: object = None) -> tuple[Pipeline, list]:
+    """The game's photos through the pipeline as stills, answered by its record."""
+    answers = answers or RecordAnswers(record(), lettered_rows=True, tileset="de")
+    pipeline = Pipeline(["Stefan", "Hanns"], tileset="de", lexicon=None, stills=True,
+                        answers=answers, lettered_rows=True)
+    reports = []
+    for number, frame in enumerate(frames, start=1):
+        reports += pipeline.feed(float(number), frame)
+    reports += pipeline.finish(float(len(frames) + 1))
+    return pipeline, reports
+
+
+def final(pipeline: Pipeline) -> dict[str, int]:
+    return dict(zip(pipeline.game.players, pipeline.game.scores, strict=True))
+
+
+def with_patch_over_board(photo: np.ndarray, centre: tuple[float, float],
+                          radii: tuple[float, float]) -> np.ndarray:
+    """``photo`` with a flat skin-coloured ellipse over the board (grid units: columns, rows
+    from the top-left corner), a crude stand-in for a hand held over it."""
+    out = photo.copy()
+    to_image = grid_to_image(locate_board(photo).corners)
+    angles = np.linspace(0, 2 * np.pi, 60)
+    outline = np.stack([centre[0] + radii[0] * np.cos(angles),
+                        centre[1] + radii[1] * np.sin(angles)], axis=1)
+    cv2.fillPoly(out, [project(to_image, outline).astype(np.int32)], (120, 150, 215))
+    return out
+
+
+@pytest.fixture(scope="module")
+def photos() -> list[np.ndarray]:
+    if not GAME.is_dir():
+        pytest.skip(NO_GAME)
+    return [cv2.imread(str(p)) for p in game_photos()]
+
+
+@pytest.fixture(scope="module")
+def record_scores() -> dict[str, int]:
+    if not GAME.is_dir():
+        pytest.skip(NO_GAME)
+    return RecordAnswers(record(), lettered_rows=True, tileset="de").result.final_scores
+
+
+# ------------------------------------------------------------------ the real game as stills
+
+
+@needs_game
+@pytest.mark.parametrize("left_out", [(5, 12), (3, 17)])
+def test_photos_left_out_are_split_into_their_moves(photos, record_scores, left_out):
+    kept = [p for n, p in enumerate(photos, start=1) if n not in left_out]
+    whole, _ = replayed(photos)
+    pipeline, reports = replayed(kept)
+    assert final(pipeline) == record_scores
+    assert len([r for r in reports if r.kind in ("play", "exchange", "pass")]) == len(reports)
+    split_notes = [n for r in reports for n in r.notes if "moves between two photos" in n]
+    assert len(split_notes) == 2 * len(left_out)  # each of the two moves says so
+    # At most one question more per photo left out than the whole game asks.
+    assert len(pipeline.questions) <= len(whole.questions) + len(left_out)
+
+
+@needs_game
+def test_a_change_no_move_explains_is_dropped_when_the_next_photo_shows_nothing_there(
+        photos, record_scores):
+    # A skin-coloured patch over eleven squares in the middle of the board (not crossing its
+    # edge) after move 10: taken for tiles, refused, looked at again in the next photo.
+    frames = list(photos)
+    frames.insert(10, with_patch_over_board(photos[9], (7.5, 10.5), (2.5, 1.6)))
+    whole, _ = replayed(photos)
+    pipeline, reports = replayed(frames)
+    assert final(pipeline) == record_scores
+    assert len(pipeline.questions) == len(whole.questions)
+    assert [r.kind for r in reports].count("unresolved") == 0
+    [dropped] = [n for r in reports for n in r.notes if "dropped" in n]
+    assert dropped.startswith("J7 J8 J9 J10"), dropped  # the game's own (lettered) naming
+
+
+@needs_game
+def test_a_photo_with_an_arm_across_the_board_is_set_aside(photos, record_scores):
+    frames = list(photos)
+    frames.insert(10, with_patch_over_board(photos[9], (7.5, 16.0), (2.5, 4.5)))
+    pipeline, reports = replayed(frames)
+    assert final(pipeline) == record_scores
+    assert pipeline.tracker.counters["held_back"] == 1
+    assert any("was set aside" in n for r in reports for n in r.notes)
+
+
+@needs_game
+def test_the_whole_game_is_exact_and_nothing_is_held_back(photos, record_scores):
+    pipeline, reports = replayed(photos)
+    assert final(pipeline) == record_scores
+    assert pipeline.tracker.counters["obstructed"] == 0
+    assert len(reports) == 27
+
+
+# ------------------------------------------------------------------ several moves, the rules
+
+
+@pytest.fixture(scope="module")
+def enable() -> Lexicon:
+    return Lexicon.default()
+
+
+def test_two_moves_of_a_played_game_are_split_back_into_themselves(enable):
+    # Every pair of consecutive plays of three generated games, laid as one photo's change:
+    # the plays as they were are among the ways found, and every way found has two moves
+    # (or one, when the two plays happen to be one legal move together).
+    checked = 0
+    for seed in (3, 4, 5):
+        game = generate_game(seed, enable, TileSet.named("en"))
+        plays = [t.play for t in game.turns if t.kind == "play" and t.play is not None]
+        board = Board()
+        for first, second in zip(plays, plays[1:], strict=False):
+            splits = move_splits(board, first.placement.squares + second.placement.squares)
+            assert splits, (first.position, second.position)
+            assert len({len(split) for split in splits}) == 1
+            if len(splits[0]) == 2:
+                truth = (tuple(sorted(first.placement.squares)),
+                         tuple(sorted(second.placement.squares)))
+                assert truth in splits, (first.position, second.position)
+                checked += 1
+            for square, tile in first.placement.tiles:
+                board.cells[square.row * 15 + square.col] = tile
+    assert checked >= 40
+
+
+def test_no_way_when_the_tiles_cannot_be_moves():
+    board = Board.from_rows(["." * 15] * 7 + ["......HORN....."] + ["." * 15] * 7)
+    blob = [Square(r, c) for r in range(9, 12) for c in range(3, 7)]  # 12 tiles in a block
+    assert move_splits(board, blob) == []
+    # More tiles than three racks hold are never split.
+    row = [Square(0, c) for c in range(15)] + [Square(1, c) for c in range(15)]
+    assert move_splits(board, row) == []
+
+
+# ------------------------------------------------------------------ answers written down
+
+
+def test_an_answers_file_answers_by_turn_kind_and_square():
+    answers = AnswerFile.parse("# the game of 3 May\n"
+                               "turn 3 blank H8 e\n"
+                               "turn 5 no_placement exchange ABC   # a comment\n"
+                               "turn 7 placement 8D FIRNS\n"
+                               "question 12 pass\n"
+                               "turn 9 letter A1 Q\n")
+    assert answers(Question(1, 3, "blank", "?", Square.parse("H8"))) == "e"
+    assert answers(Question(2, 3, "blank", "?", Square.parse("H9"))) is None
+    assert answers(Question(3, 5, "no_placement", "?")) == "exchange ABC"
+    assert answers(Question(4, 7, "placement", "?")) == "8D FIRNS"
+    assert answers(Question(12, 11, "no_placement", "?")) == "pass"
+    assert answers.unused() == [6]
+    assert answers.consulted == 4
+
+
+def test_an_answers_file_names_squares_as_the_game_does():
+    # Lettered rows: H4 is row H, column 4 (the standard D8).
+    answers = AnswerFile.parse("turn 2 letter H4 Q\n", lettered_rows=True)
+    assert answers(Question(1, 2, "letter", "?", Square.parse("D8"))) == "Q"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("turn 3 blank e\n", "line 1: a blank answer is 'turn N blank SQUARE LETTER'"),
+    ("\n\nround 3 pass\n", "line 3: expected 'turn N KIND [SQUARE] ANSWER'"),
+    ("turn 3 guess pass\n", "line 1: unknown question kind 'guess'"),
+    ("turn 3 letter Z9 Q\n", "line 1: 'Z9' is not a square"),
+    ("turn 3 placement\n", "line 1: no answer given"),
+    ("question x pass\n", "line 1: 'x' is not a question number"),
+])
+def test_a_bad_answers_line_is_named(text, message):
+    with pytest.raises(AnswerFileError) as caught:
+        AnswerFile.parse(text)
+    assert str(caught.value).startswith(message), str(caught.value)
+
+
+@needs_game
+def test_replay_answers_a_real_game_from_a_file(tmp_path, record_scores):
+    answers = tmp_path / "answers.txt"
+    answers.write_text(
+        "turn 15 no_placement exchange AGÜ\n"
+        "turn 22 letter K11 Q\n"
+        "turn 23 blank D11 e\n"
+        "turn 23 letter B11 A\n"
+        "turn 24 blank A7 s\n"
+        "turn 27 letter G14 Ü\n"
+        "turn 30 letter A1 X   # no such question\n", encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-m", "tilecam", "replay", str(GAME / "image-*.jpg"), "--stills",
+         "--lettered-rows", "--tileset", "de", "--players", "Stefan,Hanns",
+         "--answers", str(answers), "--json"],
+        capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["final_scores"] == record_scores
+    assert result["answered_from_file"] == 6
+    assert result["answers_unused"] == [7]
+    assert not any(m["unconfirmed"] for m in result["moves"])
