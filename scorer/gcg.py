@@ -11,6 +11,14 @@ read or replayed (a malformed line, an illegal placement, an event out of turn, 
 exist) raises :class:`GCGError` naming the fault, the line and what is wrong.  :func:`write_gcg`
 writes a game in canonical GCG that reads back to the same game.
 
+The reader is forgiving about how a record is written and strict about the game.  Harmless
+faults (spaces at the end of a line, an empty line, no line break after the last line, a pragma
+repeated with the same value, an indented line) are read as meant and listed, each with its
+line, as a :class:`GCGWarning` in ``record.warnings``; anything that could change who played
+what, or a score, stays a :class:`GCGError`.  Pragmas the reader does not use (``#game-type``,
+``#incomplete``, ``#time``, unknown ones...) are kept as :class:`Pragma` with their place, and
+:func:`write_gcg` writes them back there: in the header, or after the event they followed.
+
 >>> text = '''#player1 ada Ada
 ... #player2 ben Ben
 ... >ada: EHNORSU 8F HORN +14 14
@@ -33,6 +41,30 @@ writes a game in canonical GCG that reads back to the same game.
 Traceback (most recent call last):
 ...
 scorer.gcg.GCGError: line 2: duplicate_nicknames: nickname 'a' is already player 1's
+
+>>> sloppy = read_gcg('''#player1 ada Ada
+... #player2 ben Ben
+... #title Club night
+... #title Club night
+... #game-type classic
+... >ada: EHNORSU 8F HORN +14 14
+...
+... #time 0:42
+... >ben: AFGILMT H6 FA.M +9 9''')
+>>> for warning in sloppy.warnings:
+...     print(warning)
+line 4: repeated_pragma: #title repeats line 3
+line 7: blank_line: an empty line
+line 9: missing_final_newline: the last line has no line break
+>>> print(write_gcg(replay(sloppy).game, sloppy.header), end="")
+#character-encoding UTF-8
+#player1 ada Ada
+#player2 ben Ben
+#title Club night
+#game-type classic
+>ada: EHNORSU 8F HORN +14 14
+#time 0:42
+>ben: AFGILMT H6 FA.M +9 9
 """
 
 from __future__ import annotations
@@ -74,6 +106,25 @@ _HEADER_PRAGMAS = frozenset({
     "tile-distribution", "orientation", "incomplete", "style",
 })  # fmt: skip
 
+#: Header pragmas the reader takes in and :func:`write_gcg` writes from the game and the
+#: :class:`Header`; the other header pragmas are kept as written (:class:`Pragma`).
+_USED_HEADER_PRAGMAS = frozenset({"title", "description", "id", "lexicon", "tile-distribution",
+                                  "orientation"})  # fmt: skip
+
+#: Free text that may differ when repeated: the first is used, the others are kept as written.
+#: Any other pragma repeated with another value leaves the game in doubt (which lexicon, which
+#: title, whose rack), so it stays a ``redundant_pragma`` error.
+_FREE_TEXT_PRAGMAS = frozenset({"description"})
+
+#: Harmless faults that may stand on many lines: each is one warning, at its first line, whose
+#: message names up to _LINES_NAMED of the others (a padded file is not a page of warnings).
+_RECURRING_FAULTS = {
+    "trailing_whitespace": "spaces or tabs after the end of the line",
+    "blank_line": "an empty line",
+    "indented_line": "spaces or tabs before a pragma or an event",
+}
+_LINES_NAMED = 10
+
 _GAME_VARIANTS = frozenset({"classic"})
 _BOARD_LAYOUTS = frozenset({"standard15", "crosswordgame", "standard"})
 
@@ -109,6 +160,56 @@ class GCGError(ValueError):
         self.line = line
         self.message = message
         self.mismatches: list[Mismatch] = []
+        #: Harmless faults the reader had met before this one.
+        self.warnings: list[GCGWarning] = []
+
+
+@dataclass(frozen=True, slots=True)
+class GCGWarning:
+    """A harmless fault in how a record is written: read as meant, and named with its line.
+
+    >>> warning = GCGWarning(4, "repeated_pragma", "#title repeats line 3")
+    >>> str(warning)
+    'line 4: repeated_pragma: #title repeats line 3'
+    >>> warning.to_dict()
+    {'line': 4, 'code': 'repeated_pragma', 'message': '#title repeats line 3'}
+    """
+
+    line: int
+    code: str
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "code": self.code, "message": self.message}
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.code}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class Pragma:
+    """A pragma line the game does not use, kept to be written back where it was.
+
+    ``after`` is the number of events before it (0: in the header) and ``notes_before`` the
+    number of that event's note lines before it; ``after_racks`` is True for one that followed
+    the closing ``#rackN`` lines.  ``line`` is where the record had it.
+
+    >>> kept = Pragma("time", "0:42", after=1)
+    >>> str(kept), str(Pragma("incomplete", ""))
+    ('#time 0:42', '#incomplete')
+    """
+
+    keyword: str
+    value: str
+    after: int = 0
+    notes_before: int = 0
+    after_racks: bool = False
+    line: int = 0
+
+    def __str__(self) -> str:
+        # One line whatever the value holds: a line break would make a line of its own.
+        value = " ".join(_LINE_BREAK.split(self.value))
+        return f"#{self.keyword} {value}".rstrip()
 
 
 @dataclass(frozen=True)
@@ -146,6 +247,8 @@ class Header:
     game_id: str | None = None  # "io.woogles p6QRjJHG"
     lexicon: str | None = None
     last_racks: dict[int, str] = field(default_factory=dict)  # #rack1.. (player index -> rack)
+    #: Pragmas written back as they are, each in its place (see :class:`Pragma`).
+    kept_pragmas: tuple[Pragma, ...] = ()
 
 
 @dataclass
@@ -163,11 +266,20 @@ class GCGRecord:
     game_type: str | None = None
     incomplete: bool = False
     last_racks: dict[int, tuple[tuple[str, ...], int]] = field(default_factory=dict)
-    other_pragmas: list[tuple[int, str, str]] = field(default_factory=list)
+    #: Every pragma the game does not use, as written and in order (see :class:`Pragma`).
+    kept_pragmas: tuple[Pragma, ...] = ()
+    #: Harmless faults in how the record is written, by line.
+    warnings: list[GCGWarning] = field(default_factory=list)
 
     @property
     def nicknames(self) -> list[str]:
         return [p.nickname for p in self.players]
+
+    @property
+    def other_pragmas(self) -> list[tuple[int, str, str]]:
+        """(line, keyword, value) of each pragma the format does not define."""
+        return [(p.line, p.keyword, p.value) for p in self.kept_pragmas
+                if p.keyword not in _HEADER_PRAGMAS]  # fmt: skip
 
     @property
     def header(self) -> Header:
@@ -180,6 +292,7 @@ class GCGRecord:
             last_racks={
                 i: join_tiles(r, self.tileset) for i, (r, _) in sorted(self.last_racks.items())
             },
+            kept_pragmas=self.kept_pragmas,
         )
 
 
@@ -217,6 +330,11 @@ class ReplayResult:
     @property
     def ok(self) -> bool:
         return not self.mismatches
+
+    @property
+    def warnings(self) -> list[GCGWarning]:
+        """Harmless faults in how the record is written (they leave ``ok`` as it is)."""
+        return self.record.warnings
 
     @property
     def final_scores(self) -> dict[str, int]:
@@ -337,7 +455,8 @@ def read_gcg(
     across), as the scrabscrap project writes them; ``#orientation lettered-rows`` in the file
     does the same.  ``tileset`` overrides the one implied by ``#tile-distribution``,
     ``#lexicon`` or, failing those, by the letters used.  ``encoding`` overrides the declared or
-    detected one.
+    detected one.  Harmless faults in how the record is written are in its ``warnings``; a
+    :class:`GCGError` carries those met before it.
     """
     if isinstance(source, bytes):
         text, codec = _decode(source, encoding)
@@ -361,22 +480,43 @@ class _Parser:
         self.players: dict[int, GCGPlayer] = {}
         self.player_lines: dict[int, int] = {}
         self.pragmas: dict[str, str] = {}
+        self.pragma_lines: dict[str, int] = {}
         self.events: list[dict[str, Any]] = []
         self.last_racks: dict[int, tuple[tuple[str, ...], int]] = {}
-        self.other: list[tuple[int, str, str]] = []
+        self.kept: list[Pragma] = []
         self.tileset: TileSet | None = None
         self.note_open = False
         self.nick_index: dict[str, int] = {}
+        self.faulty_lines: dict[str, list[int]] = {code: [] for code in _RECURRING_FAULTS}
+        self.warnings: list[GCGWarning] = []
 
     # -------------------------------------------------------------- driver
 
     def parse(self) -> GCGRecord:
         if not any(line.strip() for line in self.lines):
             raise GCGError("gcg_empty", 1, "the file is empty")
-        for number, raw in enumerate(self.lines, start=1):
+        try:
+            self._lines()
+            return self._record()
+        except GCGError as exc:
+            exc.warnings = self._warnings()
+            raise
+
+    def _lines(self) -> None:
+        # A text that ends with a line break splits into a last empty string: no line at all.
+        last = len(self.lines) - 1 if self.lines[-1] == "" else len(self.lines)
+        for number, raw in enumerate(self.lines[:last], start=1):
             line = raw.rstrip()
-            if not line.strip():
+            if not line:
+                self.faulty_lines["blank_line"].append(number)
                 continue
+            if line != raw:
+                self.faulty_lines["trailing_whitespace"].append(number)
+            if line[0].isspace() and not self.note_open and line.lstrip()[0] in "#>":
+                # Outside a note an indented pragma or event can be nothing else; inside one,
+                # it is the note's text (as MAGPIE and macondo read it).
+                self.faulty_lines["indented_line"].append(number)
+                line = line.lstrip()
             if line.startswith("#"):
                 self._pragma(number, line)
             elif line.startswith(">"):
@@ -389,6 +529,22 @@ class _Parser:
                 raise GCGError(
                     "no_matching_token", number, f"neither a pragma nor an event: {line!r}"
                 )
+        if last == len(self.lines):
+            self._warn(last, "missing_final_newline", "the last line has no line break")
+
+    def _warn(self, number: int, code: str, message: str) -> None:
+        self.warnings.append(GCGWarning(number, code, message))
+
+    def _warnings(self) -> list[GCGWarning]:
+        """Every warning by line; a fault met on several lines is one warning, at the first."""
+        out = list(self.warnings)
+        for code, numbers in self.faulty_lines.items():
+            if numbers:
+                message = _RECURRING_FAULTS[code] + _also_on(numbers[1:])
+                out.append(GCGWarning(numbers[0], code, message))
+        return sorted(out, key=lambda w: w.line)
+
+    def _record(self) -> GCGRecord:
         self._check_players(len(self.lines) + 1, events_follow=False)
         tileset = self._tileset()
         ordered = [self.players[i] for i in sorted(self.players)]
@@ -406,7 +562,8 @@ class _Parser:
             game_type=self.pragmas.get("game-type"),
             incomplete="incomplete" in self.pragmas,
             last_racks=self.last_racks,
-            other_pragmas=self.other,
+            kept_pragmas=tuple(self.kept),
+            warnings=self._warnings(),
         )
 
     def _tileset(self) -> TileSet:
@@ -456,8 +613,20 @@ class _Parser:
                     "pragma_succeeded_event", number, f"#{keyword} must come before the events"
                 )
             if keyword in self.pragmas:
-                raise GCGError("redundant_pragma", number, f"#{keyword} appears twice")
+                first_line = self.pragma_lines[keyword]
+                same = value.split() == self.pragmas[keyword].split()
+                if not self._repeated(number, keyword, value, same, first_line):
+                    raise GCGError(
+                        "redundant_pragma",
+                        number,
+                        f"#{keyword} {value!r} contradicts line {first_line} "
+                        f"({self.pragmas[keyword]!r})",
+                    )
+                return
             self.pragmas[keyword] = value
+            self.pragma_lines[keyword] = number
+            if keyword not in _USED_HEADER_PRAGMAS:
+                self._keep(number, keyword, value)
             if keyword == "game-type" and value.lower() not in _GAME_VARIANTS:
                 raise GCGError(
                     "unrecognized_game_variant", number, f"game type {value!r} is not supported"
@@ -469,7 +638,31 @@ class _Parser:
             if keyword == "orientation" and value.lower() == "lettered-rows":
                 self.lettered = True
             return
-        self.other.append((number, keyword, value))  # unknown pragmas are kept, not fatal
+        self._keep(number, keyword, value)  # unknown pragmas are kept, not fatal
+
+    def _keep(self, number: int, keyword: str, value: str) -> None:
+        note = self.events[-1]["note"] if self.events else None
+        notes = note.count("\n") + 1 if note else 0
+        self.kept.append(
+            Pragma(keyword, value, len(self.events), notes, bool(self.last_racks), number)
+        )
+
+    def _repeated(self, number: int, keyword: str, value: str, same: bool, first_line: int) -> bool:
+        """A pragma met again (``same``: saying what it said on ``first_line``): True when that
+        is harmless (warned; a repeat with other free text is kept), False when the two
+        contradict each other."""
+        if same:
+            self._warn(number, "repeated_pragma", f"#{keyword} repeats line {first_line}")
+            return True
+        if keyword in _FREE_TEXT_PRAGMAS:
+            self._warn(
+                number, "repeated_pragma",
+                f"#{keyword} again (first on line {first_line}): the first is used, this one "
+                "is kept as written",
+            )  # fmt: skip
+            self._keep(number, keyword, value)
+            return True
+        return False
 
     def _player(self, number: int, index: int, value: str) -> None:
         if self.events:
@@ -478,15 +671,22 @@ class _Parser:
             )
         if not 1 <= index <= 4:
             raise GCGError("player_number_invalid", number, f"#player{index}: players are 1 to 4")
-        if index - 1 in self.players:
-            raise GCGError(
-                "player_number_redundant", number, f"#player{index} is declared twice"
-            )
         parts = value.split(None, 1)
         if not parts:
             raise GCGError("player_malformed", number, f"#player{index} has no nickname")
         nick = parts[0]
         name = parts[1].strip() if len(parts) > 1 else nick
+        if index - 1 in self.players:
+            first = self.players[index - 1]
+            same = (nick, name.split()) == (first.nickname, first.name.split())
+            first_line = self.player_lines[index - 1]
+            if not self._repeated(number, f"player{index}", value, same, first_line):
+                raise GCGError(
+                    "player_number_redundant",
+                    number,
+                    f"#player{index} is declared again, otherwise than on line {first_line}",
+                )
+            return
         for other_index, other in self.players.items():
             if other.nickname == nick:
                 raise GCGError(
@@ -514,12 +714,18 @@ class _Parser:
             )
 
     def _last_rack(self, number: int, index: int, value: str) -> None:
-        if index - 1 in self.last_racks:
-            raise GCGError("redundant_pragma", number, f"#rack{index} appears twice")
         if index - 1 not in self.players:
             raise GCGError("player_does_not_exist", number, f"#rack{index}: no player {index}")
         tokens = value.split()
         rack = self._rack(number, tokens[0] if tokens else "", f"#rack{index}")
+        if index - 1 in self.last_racks:
+            first, first_line = self.last_racks[index - 1]
+            same = sorted(rack) == sorted(first)
+            if not self._repeated(number, f"rack{index}", value, same, first_line):
+                raise GCGError(
+                    "redundant_pragma", number, f"#rack{index} contradicts line {first_line}"
+                )
+            return
         self.last_racks[index - 1] = (rack, number)
 
     # -------------------------------------------------------------- events
@@ -613,6 +819,22 @@ class _Parser:
         self.events.append(ev)
 
 
+def _also_on(numbers: Sequence[int]) -> str:
+    """The other lines a fault is on, for its one warning.
+
+    >>> _also_on([]), _also_on([7]), _also_on([7, 9])
+    ('', ' (also on line 7)', ' (also on lines 7, 9)')
+    >>> _also_on(list(range(2, 14)))
+    ' (also on lines 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 2 more)'
+    """
+    if not numbers:
+        return ""
+    named = ", ".join(str(n) for n in numbers[:_LINES_NAMED])
+    more = len(numbers) - _LINES_NAMED
+    lines = "line" if len(numbers) == 1 else "lines"
+    return f" (also on {lines} {named}{f' and {more} more' if more > 0 else ''})"
+
+
 def _action_like(token: str) -> bool:
     """True for the token that says what an event is (not a rack)."""
     return (
@@ -688,6 +910,7 @@ class _Replayer:
             self.last_racks()
         except GCGError as exc:
             exc.mismatches = list(self.mismatches)
+            exc.warnings = list(self.record.warnings)
             raise
         return ReplayResult(self.record, self.game, self.mismatches, self.pairs)
 
@@ -936,8 +1159,20 @@ def _note_lines(note: str) -> list[str]:
 
 
 def write_gcg(game: Game, header: Header | None = None, *, lettered_rows: bool = False) -> str:
-    """The game as canonical GCG (UTF-8 text, LF line ends)."""
+    """The game as canonical GCG (UTF-8 text, LF line ends).
+
+    The header's kept pragmas are written where the record had them: those of the header after
+    the pragmas written here, the others after the event they followed (after the game's last
+    event when it has fewer), after the ``#rackN`` lines those that followed them.
+    """
     header = header or Header()
+    # Kept pragmas by the number of events before them; a game shorter than the record (moves
+    # undone) still writes every one, after its last event.
+    kept: dict[int, list[Pragma]] = {}
+    end = len(game.events)
+    for pragma in header.kept_pragmas:
+        place = end + 1 if pragma.after_racks else min(pragma.after, end)
+        kept.setdefault(place, []).append(pragma)
     nicks = _nicknames(game.players)
     names = header.names or list(game.players)
     out = ["#character-encoding UTF-8"]
@@ -954,14 +1189,41 @@ def write_gcg(game: Game, header: Header | None = None, *, lettered_rows: bool =
         out.append(f"#tile-distribution {game.tileset.name}")
     if lettered_rows:
         out.append("#orientation lettered-rows")
-    for event in game.events:
-        out.extend(_event_lines(event, nicks[event.player], lettered_rows, game.tileset))
+    out.extend(str(pragma) for pragma in kept.get(0, []))
+    for count, event in enumerate(game.events, start=1):
+        line, note = _event_line(event, nicks[event.player], lettered_rows, game.tileset)
+        out.append(line)
+        out.extend(_notes_and_kept(note, kept.get(count, [])))
     for index, rack in sorted(header.last_racks.items()):
         out.append(f"#rack{index + 1} {rack}")
+    out.extend(str(pragma) for pragma in kept.get(end + 1, []))
     return "\n".join(out) + "\n"
 
 
-def _event_lines(e: Event, nick: str, lettered_rows: bool, tileset: TileSet) -> list[str]:
+def _notes_and_kept(note: str | None, kept: Sequence[Pragma]) -> list[str]:
+    """An event's note lines with the kept pragmas that stood among them put back in place.
+
+    >>> _notes_and_kept("one\\ntwo", [Pragma("time", "0:42", 1, notes_before=1)])
+    ['#note one', '#time 0:42', '#note two']
+    """
+    parts = note.split("\n") if note else []
+    out: list[str] = []
+    done = 0
+    for pragma in kept:
+        # Note lines after a pragma start again with '#note': a bare continuation line would
+        # no longer belong to the note.
+        cut = min(pragma.notes_before, len(parts))
+        if cut > done:
+            out.extend(_note_lines("\n".join(parts[done:cut])))
+            done = cut
+        out.append(str(pragma))
+    if done < len(parts):
+        out.extend(_note_lines("\n".join(parts[done:])))
+    return out
+
+
+def _event_line(e: Event, nick: str, lettered_rows: bool, tileset: TileSet) -> tuple[str, str]:
+    """The event's line, and its note as written (with the lost-turn mark; may be empty)."""
     rack = f"{e.rack} " if e.rack else ""
     note = e.note
     kind = e.kind
@@ -1001,10 +1263,7 @@ def _event_lines(e: Event, nick: str, lettered_rows: bool, tileset: TileSet) -> 
         body = f"{rack}(time)"
     else:  # ADJUSTMENT: an extension; the reason goes in the note
         body = "(adjustment)"
-    lines = [f">{nick}: {body} {e.score:+d} {e.total}"]
-    if note:
-        lines.extend(_note_lines(note))
-    return lines
+    return f">{nick}: {body} {e.score:+d} {e.total}", note or ""
 
 
 # ---------------------------------------------------------------------------------- checks
@@ -1016,7 +1275,8 @@ def verify(source: bytes | str, **options: Any) -> ReplayResult:
 
 
 __all__ = [
-    "GCGError", "GCGEvent", "GCGPlayer", "GCGRecord", "Header", "Mismatch", "ReplayResult",
+    "GCGError", "GCGEvent", "GCGPlayer", "GCGRecord", "GCGWarning", "Header", "Mismatch",
+    "Pragma", "ReplayResult",
     "load_gcg", "read_gcg", "replay", "tileset_for", "verify", "write_gcg", "LOST_TURN_MARK",
     "TileError",
 ]  # fmt: skip

@@ -81,6 +81,26 @@ def test_json_output(tmp_path, capsys):
     assert broken["ok"] is False and broken["final_scores"] == {}
 
 
+def test_harmless_faults_are_printed_as_warnings_and_leave_the_status(tmp_path, capsys):
+    sloppy = HEAD + "#player2 ben Ben\n\n" + GOOD.removeprefix(HEAD).rstrip("\n") + "  "
+    path = str(write(tmp_path, "sloppy.gcg", sloppy))
+    status, out, _ = run(capsys, path)
+    assert status == 0
+    assert out.splitlines() == [
+        f"{path}: OK (ada 14, ben 9)",
+        "  warning: line 3: repeated_pragma: #player2 repeats line 2",
+        "  warning: line 4: blank_line: an empty line",
+        "  warning: line 6: missing_final_newline: the last line has no line break",
+        "  warning: line 6: trailing_whitespace: spaces or tabs after the end of the line",
+    ]
+    status, out, _ = run(capsys, "--json", path, str(write(tmp_path, "good.gcg", GOOD)))
+    sloppy_result, good_result = json.loads(out)
+    assert status == 0 and sloppy_result["ok"] and good_result["warnings"] == []
+    assert sloppy_result["warnings"][0] == {
+        "line": 3, "code": "repeated_pragma", "message": "#player2 repeats line 2"}  # fmt: skip
+    assert [w["line"] for w in sloppy_result["warnings"]] == [3, 4, 6, 6]
+
+
 def test_lettered_rows_flag(tmp_path, capsys):
     path = str(write(tmp_path, "lettered.gcg", LETTERED))
     status, out, _ = run(capsys, "--json", "--lettered-rows", path)

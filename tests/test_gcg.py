@@ -193,7 +193,7 @@ ERRORS = [
     (HEAD + OPENING + ">ada: (ABC) +14 53\n", "end_game_event_before_game_end", 7),
     (HEAD + OPENING + ">ada: ABC (ABC) -7 32\n", "end_game_event_before_game_end", 7),
     (HEAD + OPENING + "#rack1 ABC\n>ada: 11E BIT +16 55\n", "event_after_last_rack", 8),
-    (HEAD + OPENING + "#rack1 ABC\n#rack1 ABC\n", "redundant_pragma", 8),
+    (HEAD + OPENING + "#rack1 ABC\n#rack1 ABD\n", "redundant_pragma", 8),
     (HEAD + OPENING + "#rack3 ABC\n", "player_does_not_exist", 7),
     (HEAD + OPENING + "#rack2 ZZ\n", "rack_not_in_bag", 7),
 ]

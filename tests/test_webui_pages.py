@@ -155,6 +155,17 @@ def test_import_form(client):
     assert response.status_code == 303
     game_id = response.headers["Location"].split("/")[-2]
     assert client.get(f"/api/games/{game_id}/state").json["players"][0]["score"] == 14
+    # A record with warnings: the page lists them, then links to the game.
+    sloppy = gcg.replace(b"Bob\n", b"Bob\n\n").replace(b"+14 14", b"+15 15 ")
+    response = client.post("/import", data={"pin": PIN, "gcg": (io.BytesIO(sloppy), "g.gcg")},
+                           content_type="multipart/form-data")
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200 and 'id="import-form"' not in html
+    assert re.search(r'<li class="bad">line 4: a: 8E HORN recorded \+15.*\[score_mismatch]</li>',
+                     html)
+    assert "<li>line 3: blank_line: an empty line</li>" in html
+    assert "<li>line 4: trailing_whitespace: spaces or tabs after the end of the line</li>" in html
+    assert re.search(r'<a class="button primary" href="/games/\w+/control">Open the game</a>', html)
 
 
 def test_dictionary_page(client):

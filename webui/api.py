@@ -24,7 +24,7 @@ a refused request changes nothing.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import BadRequest
@@ -32,6 +32,9 @@ from werkzeug.exceptions import BadRequest
 from scorer.tiles import TileSet
 from webui import STORE_KEY
 from webui.store import GameStore, StoreError, require_int, require_str
+
+if TYPE_CHECKING:
+    from webui.gcgimport import ImportedGame
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -191,7 +194,7 @@ def create_game() -> tuple[Response, int]:
     return jsonify(ok=True, id=game_id, state=get_store().state(game_id)), 201
 
 
-def import_game_from_request() -> tuple[str, list[str]]:
+def import_game_from_request() -> tuple[str, ImportedGame]:
     from webui.gcgimport import GcgImportError, import_gcg
 
     data = request_data()
@@ -214,13 +217,17 @@ def import_game_from_request() -> tuple[str, list[str]]:
         imported.players, pin=pin, tileset=imported.tileset, rules=imported.rules,
         title=imported.title, ops=imported.ops,
     )
-    return game_id, imported.warnings
+    return game_id, imported
 
 
 @bp.post("/games/import")
 def import_game() -> tuple[Response, int]:
-    game_id, warnings = import_game_from_request()
-    return jsonify(ok=True, id=game_id, warnings=warnings, state=get_store().state(game_id)), 201
+    """``warnings``: where the record disagrees with the rules; ``format_warnings``: harmless
+    faults in how it is written, read as meant."""
+    game_id, imported = import_game_from_request()
+    return jsonify(ok=True, id=game_id, warnings=imported.warnings,
+                   format_warnings=imported.format_warnings,
+                   state=get_store().state(game_id)), 201
 
 
 @bp.get("/games/<game_id>/state")

@@ -52,9 +52,13 @@ def import_form() -> str:
 
 
 @bp.post("/import")
-def import_game() -> Response:
-    game_id, _warnings = import_game_from_request()
-    return redirect(url_for("controls.control", game_id=game_id), code=303)
+def import_game() -> Response | str:
+    """Straight to the game's control page, or first to what the record's warnings say."""
+    game_id, imported = import_game_from_request()
+    game_url = url_for("controls.control", game_id=game_id)
+    if imported.warnings or imported.format_warnings:
+        return render_template("import.html", imported=imported, game_url=game_url)
+    return redirect(game_url, code=303)
 
 
 @bp.get("/games/<game_id>/control")

@@ -13,8 +13,16 @@ restart, it can be reviewed, continued, corrected and undone move by move.
 ... ''')
 >>> imported.players, [op["op"] for op in imported.ops], imported.ops[1]["word"]
 (['Ann Smith', 'Bob'], ['play', 'play', 'pass'], 'FA.M')
->>> imported.warnings
-[]
+>>> imported.warnings, imported.format_warnings
+([], [])
+
+Harmless faults in how the record is written are read as meant and named (the game is the same):
+
+>>> sloppy = import_gcg(b'#player1 ann Ann\\n#player2 bob Bob\\n\\n>ann: AHNORST 8E HORN +14 14 ')
+>>> sloppy.format_warnings  # doctest: +NORMALIZE_WHITESPACE
+['line 3: blank_line: an empty line',
+ 'line 4: missing_final_newline: the last line has no line break',
+ 'line 4: trailing_whitespace: spaces or tabs after the end of the line']
 """
 
 from __future__ import annotations
@@ -39,6 +47,8 @@ class ImportedGame:
     ops: list[dict[str, Any]] = field(default_factory=list)
     #: Where the record disagrees with the rules (the game keeps the rules' values).
     warnings: list[str] = field(default_factory=list)
+    #: Harmless faults in how the record is written, read as meant (``scorer.gcg.GCGWarning``).
+    format_warnings: list[str] = field(default_factory=list)
 
 
 def op_for_event(event: Any) -> dict[str, Any]:
@@ -108,4 +118,5 @@ def import_gcg(data: bytes, tileset: str | None = None) -> ImportedGame:
         title=(record.title or "")[:80],
         ops=[op_for_event(e) for e in result.game.events],
         warnings=[str(m) for m in result.mismatches],
+        format_warnings=[str(w) for w in result.warnings],
     )

@@ -2,9 +2,11 @@
 
 For each file prints ``OK`` with the final scores, or each discrepancy (line, what the record
 says, what the rules give, the play), or the error that stops the file being read (line and a
-code naming the fault).  Exit status: 0 when every record is consistent, 1 when any disagrees
-with the rules, 2 when any file cannot be read.  ``--json`` prints a list with one object per
-file instead.
+code naming the fault).  Harmless faults in how a record is written (spaces at the end of a
+line, an empty line, a pragma repeated with the same value...) are read as meant and printed as
+warnings with their line; they leave the exit status as it is.  Exit status: 0 when every record
+is consistent, 1 when any disagrees with the rules, 2 when any file cannot be read.  ``--json``
+prints a list with one object per file instead.
 """
 
 from __future__ import annotations
@@ -39,12 +41,14 @@ def check_file(path: Path, lettered_rows: bool = False) -> dict[str, Any]:
 
     result: dict[str, Any] = {
         "file": str(path), "ok": False, "errors": [], "mismatches": [], "final_scores": {},
+        "warnings": [],
     }  # fmt: skip
     try:
         replayed = replay(load_gcg(path, lettered_rows=lettered_rows))
     except GCGError as exc:
         result["errors"].append({"line": exc.line, "code": exc.code, "message": exc.message})
         result["mismatches"] = [m.to_dict() for m in exc.mismatches]
+        result["warnings"] = [w.to_dict() for w in exc.warnings]
         return result
     except Exception as exc:  # a reader fault must still not end in a traceback
         result["errors"].append(
@@ -52,6 +56,7 @@ def check_file(path: Path, lettered_rows: bool = False) -> dict[str, Any]:
         )
         return result
     result["mismatches"] = [m.to_dict() for m in replayed.mismatches]
+    result["warnings"] = [w.to_dict() for w in replayed.warnings]
     result["final_scores"] = replayed.final_scores
     result["recorded_scores"] = replayed.recorded_scores
     result["ok"] = replayed.ok
@@ -94,6 +99,8 @@ def format_text(result: dict[str, Any]) -> str:
             f"  final by the rules: {_scores(result['final_scores'])}"
             f" (recorded: {_scores(result['recorded_scores'])})"
         )
+    for w in result["warnings"]:  # last: they change nothing in the game
+        lines.append(f"  warning: line {w['line']}: {w['code']}: {w['message']}")
     return "\n".join(lines)
 
 

@@ -274,12 +274,6 @@
     if (await act("adjust", body)) say("Score adjusted.", "ok");
   });
 
-  try {
-    const warnings = JSON.parse(sessionStorage.getItem("tilecam-import-warnings") || "[]");
-    if (warnings.length) say("Imported. " + warnings.join("; "), "error-message");
-    sessionStorage.removeItem("tilecam-import-warnings");
-  } catch (e) { /* ignore */ }
-
   showPinState();
   show(state);
   connectLive(gameId, show);
