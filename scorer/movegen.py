@@ -1,6 +1,6 @@
 """Move generation: every legal play of a rack on a board, scored, best first.
 
-One file, about 960 lines, on purpose: the word graph, the anchor search and the game that
+One file, about 1,030 lines, on purpose: the word graph, the anchor search and the game that
 drives it are one algorithm.
 
 The search is Appel and Jacobson's: the words are held in a minimised DAWG (a trie whose equal
@@ -38,7 +38,7 @@ import heapq
 import random
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from math import prod
@@ -60,6 +60,7 @@ from scorer.tiles import BLANK, TileError, TileSet, face
 
 __all__ = [
     "Game",
+    "RackSearch",
     "Turn",
     "WordGraph",
     "best_play",
@@ -722,16 +723,85 @@ def generate_plays(
     across before down, then by line and squares, so the order is the same every run.
     ``limit`` builds only the best ``limit`` plays (the search itself is the same).
     """
-    graph = WordGraph.cached(words, tileset)
-    tileset = graph.tileset
-    tiles = _rack_tiles(rack, tileset)
-    with _gc_paused():
-        raws = _search(graph, board.cells, tiles, bingo_sizes, bingo_bonus)
-        if limit is None:
-            raws.sort(key=_rank)
-        else:
-            raws = heapq.nsmallest(limit, raws, key=_rank)
-        return [_scored(board.cells, raw, tileset, bingo_sizes, bingo_bonus) for raw in raws]
+    search = RackSearch(
+        board, rack, words, tileset, bingo_sizes=bingo_sizes, bingo_bonus=bingo_bonus
+    )
+    return search.best(limit)
+
+
+class RackSearch:
+    """Every legal play of a rack on a board, found by one search and built into
+    :class:`~scorer.rules.ScoredPlay` only as they are asked for: several questions about one
+    rack (its best plays, its best bingos, its best play with some of its tiles) cost one
+    search.  The arguments are those of :func:`generate_plays`; the board is copied.
+
+    >>> search = RackSearch(Board(), "HORNS", ["HORN", "HORNS", "NO", "ON", "SO"])
+    >>> len(search), [p.seed_notation for p in search.best(2)]
+    (30, ['HORNS 8D 24', 'HORNS H4 24'])
+    >>> [p.seed_notation for p in search.best(1, tiles_laid={2})]
+    ['NO 8G 4']
+    >>> horn = search.best(tiles="RNHO")
+    >>> len(horn), horn[0].seed_notation, horn[-1].seed_notation
+    (8, 'HORN 8E 14', 'HORN H8 14')
+    """
+
+    __slots__ = ("tileset", "rack", "_cells", "_raws", "_bingo_sizes", "_bingo_bonus")
+
+    def __init__(
+        self,
+        board: Board,
+        rack: str | Iterable[str],
+        words: Words | WordGraph,
+        tileset: TileSet | None = None,
+        *,
+        bingo_sizes: frozenset[int] | set[int] = frozenset({7}),
+        bingo_bonus: int = BINGO_BONUS,
+    ) -> None:
+        graph = WordGraph.cached(words, tileset)
+        self.tileset = graph.tileset
+        self.rack = tuple(_rack_tiles(rack, self.tileset))
+        self._cells = list(board.cells)
+        self._bingo_sizes = bingo_sizes
+        self._bingo_bonus = bingo_bonus
+        with _gc_paused():
+            self._raws = _search(graph, self._cells, list(self.rack), bingo_sizes, bingo_bonus)
+
+    def __len__(self) -> int:
+        """How many plays the rack has."""
+        return len(self._raws)
+
+    def best(
+        self,
+        limit: int | None = None,
+        *,
+        tiles_laid: Collection[int] | None = None,
+        tiles: str | Iterable[str] | None = None,
+    ) -> list[ScoredPlay]:
+        """The best ``limit`` plays (all with ``None``), in :func:`generate_plays` order.
+
+        ``tiles_laid`` keeps the plays that lay that many tiles (``bingo_sizes``: the
+        bingos); ``tiles`` those that lay exactly these tiles, a blank (``"?"``) standing
+        for any letter.
+        """
+        raws = self._raws
+        if tiles_laid is not None:
+            raws = [raw for raw in raws if len(raw[3]) in tiles_laid]
+        if tiles is not None:
+            wanted = sorted(_rack_tiles(tiles, self.tileset))
+            raws = [
+                raw for raw in raws
+                if len(raw[3]) == len(wanted)
+                and sorted(BLANK if t.islower() else t for _, t in raw[3]) == wanted
+            ]  # fmt: skip
+        with _gc_paused():
+            if limit is None:
+                raws = sorted(raws, key=_rank)
+            else:
+                raws = heapq.nsmallest(limit, raws, key=_rank)
+            return [
+                _scored(self._cells, raw, self.tileset, self._bingo_sizes, self._bingo_bonus)
+                for raw in raws
+            ]
 
 
 def best_play(

@@ -15,6 +15,7 @@ import sys
 COMMANDS: dict[str, str] = {
     "demo": "demo",
     "verify": "verify",
+    "analyse": "analyse",
     "check": "check",
     "read": "read",
     "calibrate": "calibrate",

@@ -49,9 +49,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.config.update(config)
     app.extensions[STORE_KEY] = GameStore(app.config["DATABASE"])
 
-    from webui import api, camera, controls, dictionary, events, scoreboard
+    from webui import analysis, api, camera, controls, dictionary, events, scoreboard
 
-    for module in (api, events, scoreboard, controls, dictionary, camera):
+    for module in (api, events, scoreboard, controls, dictionary, camera, analysis):
         app.register_blueprint(module.bp)
 
     @app.errorhandler(StoreError)
