@@ -214,8 +214,8 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         """What the page shows, as plain JSON types: the turns so far, the open questions,
         the squares of the move being laid (not yet committed) and the tracker's counters."""
         return {
-            "moves": [report.to_dict() for report in self.reports],
-            "pending": [question.to_dict() for question in self.pending],
+            "moves": [report.to_dict(self.name) for report in self.reports],
+            "pending": [question.to_dict(self.name) for question in self.pending],
             "provisional": [self.name(Square(r, c))
                             for r, c in self.tracker.provisional_squares],
             "scores": dict(zip(self.game.players, self.game.scores, strict=True)),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 import logging
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -602,7 +602,7 @@ class InferenceSteps:
             for index in range(first, len(events)):
                 event = events[index]
                 patch = {sq: c for sq, c in letters.items() if origin[sq] == index}
-                replay_with_letters(game, event, patch)
+                replay_with_letters(game, event, patch, self.name)
         except GameError as exc:
             log.warning("earlier tiles %s not corrected: %s",
                         ", ".join(f"{self.name(sq)} {c}" for sq, c in sorted(letters.items())),
@@ -695,16 +695,18 @@ class InferenceSteps:
 
 
 
-def replay_with_letters(game: Game, event: Event, letters: dict[Square, str]) -> None:
+def replay_with_letters(game: Game, event: Event, letters: dict[Square, str],
+                        name: Callable[[Square], str] = str) -> None:
     """Make ``event`` again in ``game`` (the turn's player to move), with the tiles on
-    ``letters``' squares changed; GameError when the game refuses it."""
+    ``letters``' squares changed (named by ``name`` in the play's note); GameError when the
+    game refuses it."""
     if event.kind is EventKind.PLAY:
         assert event.play is not None
         tiles = dict(event.play.placement.tiles)
         tiles.update(letters)
         note = event.note
         if letters:
-            fixed = ", ".join(f"{sq} {c}" for sq, c in sorted(letters.items()))
+            fixed = ", ".join(f"{name(sq)} {c}" for sq, c in sorted(letters.items()))
             note = f"{note}; corrected: {fixed}" if note else f"corrected: {fixed}"
         game.place(tiles, event.rack, player=event.player, note=note, check_rack=False)
     elif event.kind is EventKind.EXCHANGE:

@@ -18,6 +18,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: The answer to a "no_placement" question saying the photo was no turn at all (the same board
+#: photographed twice).
+NOT_A_TURN = "no turn"
+
 
 
 
@@ -185,14 +189,20 @@ class QuestionSteps:
     def _settle_no_placement(self, state: PendingTurn) -> MoveReport | None:
         if not state.questions:
             state.questions.append(self._ask(
-                "no_placement", "no tiles were laid: was it a pass or an exchange?",
-                choices=["pass", "exchange"], guess="pass",
+                "no_placement", "no tiles were laid: was it a pass, an exchange, or no turn at "
+                "all (the same board photographed twice)?",
+                choices=["pass", "exchange", NOT_A_TURN], guess="pass",
             ))
         question = state.questions[0]
         if question.answer is None and self.hold:
             return None
         answer = (question.answer or "pass").strip()
         words = answer.split()
+        if answer == NOT_A_TURN:
+            source = "the record" if question.answered_by == "record" else "the players"
+            self._set_aside.append(f"a photo showing the board as the one before was no turn "
+                                   f"(said by {source})")
+            return NO_TURN
         try:
             if words[0] == "exchange" and len(words) > 1:
                 tiles: str | int = int(words[1]) if words[1].isdigit() else words[1]
@@ -274,6 +284,9 @@ class RecordAnswers:
                 answer = f"exchange {event.tiles or event.count}"
             elif event.kind is EventKind.PASS:
                 answer = "pass"
+            elif event.kind is EventKind.PLAY:
+                # The player played next: the photo showing nothing new was taken twice.
+                answer = NOT_A_TURN
         if answer is not None:
             self.consulted += 1
         return answer

@@ -364,6 +364,7 @@ class ReadingSteps:
         old = BLANK if was.islower() else was
         if label != old:
             changed = self.profile.relabel(samples, old, label)
-            log.info("%s: %d samples learnt as %s renamed %s", square, changed, old, label)
+            log.info("%s: %d samples learnt as %s renamed %s", self.name(square), changed, old,
+                     label)
 
 

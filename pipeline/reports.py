@@ -18,6 +18,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+#: How a game names a square (``str`` for the standard ``G1``; a pipeline's ``name``).
+SquareNames = Callable[[Square], str]
+
+
 @dataclass
 class Question:
     """Something the players must settle for a turn."""
@@ -38,10 +42,11 @@ class Question:
     #: a "split" question's ways, one per choice: the moves' squares in the order played
     splits: list[tuple[tuple[Square, ...], ...]] = field(default_factory=list, repr=False)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, name: SquareNames = str) -> dict[str, Any]:
+        """As plain JSON types, squares named by ``name`` (the game's naming)."""
         return {
             "id": self.id, "turn": self.turn, "kind": self.kind, "prompt": self.prompt,
-            "square": None if self.square is None else str(self.square),
+            "square": None if self.square is None else name(self.square),
             "choices": list(self.choices), "guess": self.guess, "answer": self.answer,
             "answered_by": self.answered_by,
         }
@@ -58,8 +63,8 @@ class Correction:
     letter: str
     reason: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"square": str(self.square), "turn": self.turn, "was": self.was,
+    def to_dict(self, name: SquareNames = str) -> dict[str, Any]:
+        return {"square": name(self.square), "turn": self.turn, "was": self.was,
                 "letter": self.letter, "reason": self.reason}
 
 
@@ -88,14 +93,16 @@ class MoveReport:
     #: game before this turn was scored (the earlier turns' reports carry a note too)
     corrected: list[Correction] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, name: SquareNames = str) -> dict[str, Any]:
+        """As plain JSON types, squares named by ``name`` (the game's naming: see
+        :meth:`pipeline.Pipeline.name`)."""
         return {
             "turn": self.turn, "player": self.player, "kind": self.kind,
             "position": self.position, "word": self.word, "score": self.score,
             "totals": dict(self.totals), "notes": list(self.notes),
-            "questions": [q.to_dict() for q in self.questions],
+            "questions": [q.to_dict(name) for q in self.questions],
             "unconfirmed": self.unconfirmed,
-            "corrected": [c.to_dict() for c in self.corrected],
+            "corrected": [c.to_dict(name) for c in self.corrected],
         }
 
     def line(self) -> str:

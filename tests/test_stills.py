@@ -237,3 +237,31 @@ def test_replay_answers_a_real_game_from_a_file(tmp_path, record_scores):
     assert result["answered_from_file"] == 6
     assert result["answers_unused"] == [7]
     assert not any(m["unconfirmed"] for m in result["moves"])
+
+
+@needs_game
+def test_a_photo_taken_twice_is_no_turn(photos, record_scores):
+    # Photo 8 given twice as the same file: skipped without a question.  Photo 15 photographed
+    # again (the same board, other noise): asked, and the record says the player played next.
+    rng = np.random.default_rng(2)
+    again = np.clip(photos[14].astype(np.int16) + rng.integers(-3, 4, photos[14].shape),
+                    0, 255).astype(np.uint8)
+    frames = photos[:8] + [photos[7]] + photos[8:15] + [again] + photos[15:]
+    whole, _ = replayed(photos)
+    pipeline, reports = replayed(frames)
+    assert final(pipeline) == record_scores
+    assert pipeline.tracker.counters["duplicates"] == 1
+    assert len(reports) == 27
+    [asked] = [q for q in pipeline.questions if q.kind == "no_placement" and q.answer == "no turn"]
+    assert asked.turn == 16
+    assert len(pipeline.questions) == len(whole.questions) + 1
+    assert any("was no turn" in n for r in reports for n in r.notes)
+
+
+@needs_game
+def test_the_json_of_a_lettered_rows_game_names_squares_its_way(photos):
+    pipeline, reports = replayed(photos[:24])
+    squares = [q["square"] for r in reports for q in r.to_dict(pipeline.name)["questions"]
+               if q["square"]]
+    # The record's questions: K11 (row K, column 11), D11, B11, A7 in lettered rows.
+    assert squares[:4] == ["K11", "D11", "B11", "A7"], squares

@@ -570,7 +570,7 @@ class PageLink:
                     else f"the layout: {report.letters} letters, {report.blanks} blanks")
             self.say(f"tilecam: calibrated from {what} (calibration page)")
             if report.disagreements:
-                squares = ", ".join(f"{chr(65 + c)}{r + 1}:{t}"
+                squares = ", ".join(f"{Square(r, c).name}:{t}"
                                     for r, c, t in report.disagreements[:8])
                 self.say(f"tilecam: no letter seen where the layout has one: {squares}")
         if learnt:

@@ -397,11 +397,12 @@ class Tracker:
         self._last_locate: float | None = None
         self._occupancy_memory: list[tuple[np.ndarray, np.ndarray]] = []
         self._held_still: _HeldStill | None = None
+        self._last_still: np.ndarray | None = None
         #: squares the next still examines whether or not their look changed (camera's view)
         self._recheck = np.zeros((SIZE, SIZE), bool)
         self.counters = {
-            "frames": 0, "settles": 0, "obstructed": 0, "held_back": 0, "relocated": 0,
-            "lost": 0,
+            "frames": 0, "settles": 0, "obstructed": 0, "held_back": 0, "duplicates": 0,
+            "relocated": 0, "lost": 0,
         }
 
     # ------------------------------------------------------------------ public
@@ -415,6 +416,12 @@ class Tracker:
         """Take one frame; returns what it decided (usually nothing)."""
         self.counters["frames"] += 1
         if self.stills:
+            if self._last_still is not None and np.array_equal(frame, self._last_still):
+                # The same picture again, pixel for pixel (a file given twice): two photos
+                # of an unchanged board always differ in their noise.
+                self.counters["duplicates"] += 1
+                return []
+            self._last_still = frame.copy()
             return self._examine(time, frame, still=True)
         events: list[TrackEvent] = []
         if self.corners is None and not self._locate(time, frame):

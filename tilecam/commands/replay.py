@@ -137,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
         out = {
             "moves": [
                 {
-                    **report.to_dict(),
+                    **report.to_dict(pipeline.name),
                     "position": _position(pipeline, report, args.lettered_rows),
                 }
                 for report in moves
