@@ -91,7 +91,9 @@ class InferenceSteps:
         board = self.game.board
         settled: dict[Square, str] = {}
         maybe_blank: list[Square] = []
-        if self.lexicon is not None and (blanks or unreadable or unsure):
+        in_line = len({sq.row for sq in state.read}) == 1 or len({sq.col for sq in state.read}) == 1
+        if self.lexicon is not None and (blanks or unreadable or unsure) and in_line and (
+                len(blanks) + len(unreadable) + len(unsure) <= MOST_SOLVED):
             # First with the unsure letters as read, then with them unknown too.
             solutions = self._solve(board, tiles, blanks + unreadable, letters)
             if unsure and solutions:
@@ -693,6 +695,13 @@ class InferenceSteps:
         # A tile that is in no word (a misplaced one) is not settled by any: no solution.
         return [s for s in solutions if len(s) == len(order)]
 
+
+
+#: Letters of one placement that the word list is asked to find at most (blanks, unreadable
+#: and unsure tiles together): more are not a move's tiles read badly but something else taken
+#: for tiles (a hand over the board read as a dozen faceless tiles), and the search for them
+#: grows with every letter (minutes for ten).  They are asked about, or refused as laid.
+MOST_SOLVED = 4
 
 
 def replay_with_letters(game: Game, event: Event, letters: dict[Square, str],

@@ -1486,13 +1486,15 @@ def _hand_parts(pose: HandPose) -> tuple[list[tuple], list[tuple]]:
     return skin, sleeve
 
 
-def _draw_hand(image: np.ndarray, pose: HandPose, config: RenderConfig, flat: FlatBoard,
-               grid_h: np.ndarray) -> np.ndarray:
+def _draw_hand(image: np.ndarray, pose: HandPose, config: RenderConfig, flat: FlatBoard | None,
+               grid_h: np.ndarray, *, lift: float = 0.35) -> np.ndarray:
     """Draw a hand (with its shadow and any held tile) on ``image``; return its mask.
 
     The hand is a height field of rounded limbs (fingers, thumb, palm, forearm): lighting it
     by height gives the creases between fingers and the darker outline of a real hand.  All
-    the work happens inside the box the hand and its shadow cover."""
+    the work happens inside the box the hand and its shadow cover.  ``lift`` is how far the
+    shadow falls from the hand, in palm widths (a hand resting on the board casts it close);
+    ``flat`` is needed only for a held tile (:mod:`sim.hands` pastes hands without one)."""
     height, width = image.shape[:2]
     mask_out = np.zeros((height, width), np.uint8)
     s = float(pose.size)
@@ -1505,8 +1507,8 @@ def _draw_hand(image: np.ndarray, pose: HandPose, config: RenderConfig, flat: Fl
     light = _light_vector(config.light_azimuth)
     board_dir = grid_h[:2, :2] @ light  # lamp direction in image space (roughly)
     board_dir /= np.linalg.norm(board_dir) + 1e-9
-    offset = -board_dir * 0.35 * s
-    blur = 0.18 * s
+    offset = -board_dir * lift * s
+    blur = 0.18 * s * max(lift / 0.35, 0.25)
 
     # The box the limbs (and their shadow) can reach, clipped to the picture.
     ends = np.array([p for p0, p1, _, _ in skin_parts + sleeve_parts for p in (p0, p1)])
@@ -1563,7 +1565,7 @@ def _draw_hand(image: np.ndarray, pose: HandPose, config: RenderConfig, flat: Fl
     region = image[y0:y1, x0:x1]
     dark = full(1.0 - 0.45 * shadow)
     img_f = cv2.multiply(region.astype(np.float32), cv2.merge([dark, dark, dark]))
-    if pose.holding is not None:
+    if pose.holding is not None and flat is not None:
         _draw_held_tile(img_f, (x0, y0), pose, config, flat, grid_h, fwd, side, tip, s)
     lit, skin_a = full(lit), full(skin_a)
     skin = cv2.merge([lit * float(c) for c in pose.skin])

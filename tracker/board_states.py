@@ -58,6 +58,7 @@ import numpy as np
 
 from vision.geometry import GRID_SIZE, as_corners, grid_to_image, project
 from vision.locate import BoardNotFound, check_corners, locate_board
+from vision.occlusion import EdgeCover, EdgeOcclusion
 from vision.occupancy import OccupancyModel
 from vision.rectify import rectify
 
@@ -398,11 +399,15 @@ class Tracker:
         self._occupancy_memory: list[tuple[np.ndarray, np.ndarray]] = []
         self._held_still: _HeldStill | None = None
         self._last_still: np.ndarray | None = None
+        #: the edge of the last clear view, and what covers it in the latest frame
+        self._edge: EdgeOcclusion | None = None
+        self.edge_cover: EdgeCover | None = None
+        self._covered_since: float | None = None
         #: squares the next still examines whether or not their look changed (camera's view)
         self._recheck = np.zeros((SIZE, SIZE), bool)
         self.counters = {
             "frames": 0, "settles": 0, "obstructed": 0, "held_back": 0, "duplicates": 0,
-            "relocated": 0, "lost": 0,
+            "edge_covered": 0, "relocated": 0, "lost": 0,
         }
 
     # ------------------------------------------------------------------ public
@@ -440,8 +445,20 @@ class Tracker:
             self._last_activity = time
         elif self._still_since is None:
             self._still_since = time
+        # Something over the board's edge (a hand resting, an arm): the view is examined once
+        # it has gone, or once it has stayed still for twice the time to settle (an arm that
+        # stays, or a board nudged so that part of its edge moved: the examination tells).
+        self.edge_cover = None if self._edge is None else self._edge(blocks)
+        if self.edge_cover is not None and self.edge_cover.occluded:
+            self.counters["edge_covered"] += 1
+            self._covered_since = time if self._covered_since is None else self._covered_since
+        else:
+            self._covered_since = None
+        covered_briefly = self._covered_since is not None and (
+            time - self._covered_since < 2 * self.config.settle_seconds)
         settled = (
             self._still_since is not None
+            and not covered_briefly
             and time - self._still_since >= self.config.settle_seconds
             and (
                 self._examined_at is None
@@ -452,6 +469,9 @@ class Tracker:
         if settled:
             self._examined_at = time
             events.extend(self._examine(time, frame, still=False))
+            if self.stable is not None and self.stable.time == time:
+                # A clear view: its edge is what later frames' edges are compared with.
+                self._edge = EdgeOcclusion(blocks)
         if (
             self.provisional
             and self._last_activity is not None
@@ -537,6 +557,7 @@ class Tracker:
             return False
         self.corners = self._registered(frame, location.corners)
         self._previous_blocks = None
+        self._edge = None  # the view moved: its edge is compared again from the next clear one
         return True
 
     def _registered(self, frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
