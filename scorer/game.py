@@ -88,6 +88,13 @@ class EndReason(StrEnum):
     OUT = "out"  # bag empty and a player played their last tile
     SCORELESS = "scoreless"  # the agreed number of consecutive scoreless turns
     FINISH_LINE = "finish_line"  # a player reached the agreed target
+    AGREEMENT = "agreement"  # the players agreed nobody can go: each loses their own rack
+    RESIGNED = "resigned"  # a player gave up: the others win whatever the scores
+    TIMEOUT = "timeout"  # a player lost on time: the others win whatever the scores
+
+
+#: Endings with a loser named by the event, not by the scores.
+_LOST_BY_EVENT = frozenset({EndReason.RESIGNED, EndReason.TIMEOUT})
 
 
 _CHALLENGE_BONUS = {ChallengeRule.FIVE_POINT: 5, ChallengeRule.TEN_POINT: 10}
@@ -167,6 +174,17 @@ class EventKind(StrEnum):
     END_RACK_PENALTY = "end_rack_penalty"  # loses own unplayed tiles
     TIME_PENALTY = "time_penalty"
     ADJUSTMENT = "adjustment"
+    AGREED_END = "agreed_end"  # the players agreed to end the game now (nobody can go)
+    RESIGNED = "resigned"  # the player resigned
+    TIMED_OUT = "timed_out"  # the player lost on time
+
+
+#: Events that end the game by themselves, each with the reason it gives.
+ENDING_KINDS: dict[EventKind, EndReason] = {
+    EventKind.AGREED_END: EndReason.AGREEMENT,
+    EventKind.RESIGNED: EndReason.RESIGNED,
+    EventKind.TIMED_OUT: EndReason.TIMEOUT,
+}
 
 
 #: Events that use up the turn of the player to move.
@@ -265,13 +283,14 @@ class _State:
     challengeable: int | None  # index of the play a challenge may still concern
     withdrawable: bool
     last_play: int | None  # index of the latest play still standing
+    loser: int | None = None  # the player who resigned or lost on time
 
     def copy(self) -> _State:
         return _State(
             self.cells, self.board_counts, self.scores, self.turn, self.rack_counts, self.bag,
             self.scoreless, self.skips, self.known_racks, self.over, self.out_player,
             self.end_points_done, self.penalized, self.timed, self.challengeable,
-            self.withdrawable, self.last_play,
+            self.withdrawable, self.last_play, self.loser,
         )  # fmt: skip
 
 
@@ -424,6 +443,11 @@ class Game:
         return self._state.out_player
 
     @property
+    def loser(self) -> int | None:
+        """The player who resigned or lost on time, if the game ended that way."""
+        return self._state.loser
+
+    @property
     def consecutive_scoreless(self) -> int:
         return self._state.scoreless
 
@@ -474,17 +498,23 @@ class Game:
             return False
         if s.over is EndReason.OUT:
             return s.end_points_done
-        if s.over is EndReason.SCORELESS:
+        if s.over in (EndReason.SCORELESS, EndReason.AGREEMENT):
             return len(s.penalized) == len(self.players)
         return True
 
     def winner(self) -> list[int]:
         """The leaders: highest total; a tie goes to the higher score before the end-of-game
         rack adjustments.  Several indices only when that ties too.  (Before the end: leaders.)
+        A player who resigned or lost on time is never among them, whatever the scores.
+
+        >>> g = Game(["Ann", "Ben"]); _ = g.play("8F", "HORN"); _ = g.resign(0)
+        >>> g.scores, g.winner(), g.end_reason.value
+        ([14, 0], [1], 'resigned')
         """
         totals = self._state.scores
-        best = max(totals)
-        leaders = [i for i, t in enumerate(totals) if t == best]
+        contenders = [i for i in range(len(totals)) if i != self._state.loser]
+        best = max(totals[i] for i in contenders)
+        leaders = [i for i in contenders if totals[i] == best]
         if len(leaders) == 1:
             return leaders
         before = list(totals)
@@ -1010,6 +1040,12 @@ class Game:
         s = self._state
         known = s.known_racks[p]
         if known is not None and len(known) == s.rack_counts[p]:
+            # A rack said earlier may no longer fit the board (a play before it changed since,
+            # or a record's racks disagree): refuse rather than count tiles that are not left.
+            self._check_available(
+                known, "rack_not_in_bag", f"{self.players[p]}'s rack {self._join(known)!r}",
+                also_taken=settled,
+            )
             return known
         unsettled = [
             q for q in range(len(self.players))
@@ -1043,8 +1079,10 @@ class Game:
 
         After a player went out with the bag empty, the others' tiles are exactly the unseen
         tiles, so a two-player game needs no input.  After the scoreless-turn limit each player
-        loses their own rack (``racks``; one may be left out once the bag is empty).  A finish
-        line settles nothing.
+        loses their own rack (``racks``; one may be left out once the bag is empty).  After an
+        agreement to end, each player loses their own rack too and nobody gains the others'
+        (nobody went out); every rack must be given, with as many tiles as the player holds.
+        A finish line, a resignation or a loss on time settles nothing.
         """
         s = self._state
         if s.over is None:
@@ -1054,7 +1092,9 @@ class Game:
         try:
             if s.over is EndReason.OUT and not s.end_points_done:
                 self._settle_out(given)
-            elif s.over is EndReason.SCORELESS:
+            elif s.over in (EndReason.SCORELESS, EndReason.AGREEMENT):
+                if s.over is EndReason.AGREEMENT:
+                    self._check_agreed_racks(given)
                 n = len(self.players)
                 order = [(s.turn + i) % n for i in range(n) if (s.turn + i) % n not in s.penalized]
                 # Racks given first (player to move first); a rack left out is worked out last,
@@ -1066,6 +1106,69 @@ class Game:
             del self._states[start + 1 :]
             raise
         return self._events[start:]
+
+    def _check_agreed_racks(self, given: Mapping[int, str]) -> None:
+        """Every unsettled player's rack is given, with as many tiles as they hold: when the
+        players end the game by agreement the bag may still hold tiles, so no rack can be
+        worked out, and a rack typed short would cost the wrong number of points."""
+        s = self._state
+        unsettled = [q for q in range(len(self.players)) if q not in s.penalized]
+        missing = [self.players[q] for q in unsettled if q not in given]
+        if missing:
+            raise GameError(
+                "rack_required",
+                "ending by agreement needs every player's unplayed tiles; missing: "
+                + ", ".join(missing),
+            )
+        for q in unsettled:
+            tiles = self._tiles(given[q], f"{self.players[q]}'s rack")
+            if len(tiles) != s.rack_counts[q]:
+                raise GameError(
+                    "rack_size_mismatch",
+                    f"{self.players[q]} holds {s.rack_counts[q]} tiles, but the rack given "
+                    f"({given[q]!r}) has {len(tiles)}",
+                )
+
+    def _end_now(
+        self, kind: EventKind, player: int | None, note: str | None
+    ) -> Event:
+        """End the game at once with the reason ``kind`` gives (the turn stays where it is)."""
+        s = self._state
+        if s.over is not None:
+            raise GameError("game_over", f"the game is already over ({s.over.value})")
+        p = s.turn if player is None else self._player_index(player)
+        reason = ENDING_KINDS[kind]
+        new = s.copy()
+        new.over = reason
+        if reason in _LOST_BY_EVENT:
+            new.loser = p
+        # The last play can no longer be challenged once the game is ended over it.
+        new.challengeable = None
+        new.withdrawable = False
+        return self._push(Event(kind, p, 0, s.scores[p], note=note), new)
+
+    def end_by_agreement(self, player: int | None = None, *, note: str | None = None) -> Event:
+        """The players agree to end the game now (nobody can go).  Each then loses the value of
+        their own unplayed tiles (:meth:`end_game` with every rack); nobody gains the others',
+        as nobody went out.  ``player`` is who said so (default: the player to move).
+
+        >>> g = Game(["Ann", "Ben"]); _ = g.play("8F", "HORN")
+        >>> g.end_by_agreement().kind.value, g.end_reason.value
+        ('agreed_end', 'agreement')
+        >>> [(e.player, e.score, e.total) for e in g.end_game({0: "AEIRSTT", 1: "QAEIOUZ"})]
+        [(1, -25, -25), (0, -7, 7)]
+        """
+        return self._end_now(EventKind.AGREED_END, player, note)
+
+    def resign(self, player: int, *, note: str | None = None) -> Event:
+        """``player`` resigns: the game ends and the others win, whatever the scores (no rack
+        is settled)."""
+        return self._end_now(EventKind.RESIGNED, self._player_index(player), note)
+
+    def lose_on_time(self, player: int, *, note: str | None = None) -> Event:
+        """``player`` lost on time (a flag fell where the game is played that way): the game
+        ends and the others win, whatever the scores (no rack is settled)."""
+        return self._end_now(EventKind.TIMED_OUT, self._player_index(player), note)
 
     def _settle_out(self, given: Mapping[int, str]) -> None:
         s = self._state

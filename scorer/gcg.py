@@ -94,6 +94,16 @@ from scorer.tiles import ALIASES, BLANK, TileError, TileSet
 #: The note line that marks a pass as a turn lost to a failed challenge.
 LOST_TURN_MARK = "#unsuccessful-challenge"
 
+#: Endings GCG has no line for, written as tilecam's own event tokens (like ``(adjustment)``):
+#: ``>ann: (agreed) +0 312`` (the players agreed nobody can go; each rack then follows as a
+#: last-rack penalty line, ``>ann: EIR (EIR) -3 309``), ``>bob: (resigned) +0 250`` and
+#: ``>bob: (timeout) +0 250`` (the player lost on time; an overtime penalty is a ``(time)``
+#: line as usual).  Token -> event kind of the record.
+_ENDING_TOKENS = {"(agreed)": "agreed", "(resigned)": "resigned", "(timeout)": "timeout"}
+#: The token each ending event is written with.
+_ENDING_WRITTEN = {EventKind.AGREED_END: "(agreed)", EventKind.RESIGNED: "(resigned)",
+                   EventKind.TIMED_OUT: "(timeout)"}  # fmt: skip
+
 #: Declared encodings we read (upper case, without spaces), and the codec for each.
 _ENCODINGS = {
     "UTF-8": "utf-8", "UTF8": "utf-8",
@@ -224,7 +234,8 @@ class GCGEvent:
 
     line: int
     player: int
-    #: play, withdrawn, pass, exchange, challenge, end_points, end_penalty, time, adjustment
+    #: play, withdrawn, pass, exchange, challenge, end_points, end_penalty, time, adjustment,
+    #: agreed, resigned, timeout
     kind: str
     score: int
     cumulative: int
@@ -806,6 +817,9 @@ class _Parser:
         elif action.lower() == "(adjustment)":
             ev.update(kind="adjustment", text=action)
             scores = tokens[i + 1 : i + 3]
+        elif action.lower() in _ENDING_TOKENS:
+            ev.update(kind=_ENDING_TOKENS[action.lower()], text=action)
+            scores = tokens[i + 1 : i + 3]
         else:  # (RACK): points for going out, or a player's own rack lost
             tiles = self._rack(number, action[1:-1], "end rack")
             scores = tokens[i + 1 : i + 3]
@@ -1023,6 +1037,15 @@ class _Replayer:
             return g.time_penalty(ev.player, minutes, score=ev.score, note=ev.note)
         if kind == "adjustment":
             return g.adjust(ev.player, ev.score, ev.note or "")
+        if kind in ("agreed", "resigned", "timeout"):
+            if kind == "agreed":
+                event = g.end_by_agreement(ev.player, note=ev.note)
+            elif kind == "resigned":
+                event = g.resign(ev.player, note=ev.note)
+            else:
+                event = g.lose_on_time(ev.player, note=ev.note)
+            self.zero_score(ev)
+            return event
         raise AssertionError(f"unknown event kind {kind}")
 
     def zero_score(self, ev: GCGEvent) -> None:
@@ -1261,6 +1284,8 @@ def _event_line(e: Event, nick: str, lettered_rows: bool, tileset: TileSet) -> t
         body = f"{e.tiles} ({e.tiles})"
     elif kind is EventKind.TIME_PENALTY:
         body = f"{rack}(time)"
+    elif kind in _ENDING_WRITTEN:
+        body = f"{rack}{_ENDING_WRITTEN[kind]}"
     else:  # ADJUSTMENT: an extension; the reason goes in the note
         body = "(adjustment)"
     return f">{nick}: {body} {e.score:+d} {e.total}", note or ""

@@ -243,3 +243,41 @@ def test_camera_preview_and_calibration_pages(server, browser, tmp_path):
     assert errors == []
     page.context.close()
     calibrate.context.close()
+
+
+def test_editing_a_past_move_updates_an_open_scoreboard_live(server, browser):
+    _, created = call(server, "/api/games", {"players": ["Ann", "Bob"], "pin": PIN})
+    game_id = created["id"]
+    for position, word in (("8F", "HORN"), ("H6", "FA.M"), ("10F", "PASTE")):
+        call(server, f"/api/games/{game_id}/play", {"position": position, "word": word})
+    board, board_errors = open_page(browser, f"{server}/games/{game_id}", 1024, 768)
+    control, control_errors = open_page(browser, f"{server}/games/{game_id}/control", 1024, 1400)
+    board.wait_for_selector("#conn.live", timeout=LIVE_TIMEOUT)
+    wait_totals(board, [39, 9])
+    control.evaluate(f"localStorage.setItem('tilecam-pin-{game_id}', '{PIN}')")
+    control.reload()
+    control.wait_for_selector("#conn.live", timeout=LIVE_TIMEOUT)
+    # Tap Bob's FA.M (event 2) in the list: the form is filled; its M was a blank.
+    control.click("#log li[value='2']")
+    assert control.input_value("#edit-word") == "FA.M"
+    control.fill("#edit-word", "FA.m")
+    control.fill("#edit-by", "Cy")
+    control.click("#edit-form button[type=submit]")
+    wait_totals(board, [36, 6])
+    assert board.evaluate("window.__notReloaded") is True
+    control.wait_for_selector("#history li:has-text('FA.m')", timeout=LIVE_TIMEOUT)
+    assert "Cy" in control.inner_text("#history")
+    # A change that breaks a later play is refused with the reason, and nothing changes.
+    control.click("#log li[value='2']")
+    control.fill("#edit-position", "7I")
+    control.fill("#edit-word", "AN")
+    control.click("#edit-form button[type=submit]")
+    control.wait_for_selector("#message.error-message", timeout=LIVE_TIMEOUT)
+    assert "event 3 (Ann's play 10F PASTE): not_connected" in control.inner_text("#message")
+    assert totals(board) == ["36", "6"]
+    control.click("#undo-button")
+    wait_totals(board, [39, 9])
+    # The refused change's 409 is the browser's own log line, not a script error.
+    assert board_errors == [] and [e for e in control_errors if "409" not in e] == []
+    board.context.close()
+    control.context.close()

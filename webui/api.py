@@ -12,7 +12,10 @@ a refused request changes nothing.
 ``GET  /api/games/<id>/events``             live updates (server-sent events, see events.py)
 ``POST /api/games/<id>/<action>``           play, pass, exchange, challenge, withdraw, undo,
                                             correct, end, adjust, time-penalty, lose-turn,
-                                            challenge-bonus, clock
+                                            challenge-bonus, clock, edit (a past event:
+                                            replace, delete, insert), end-by-agreement,
+                                            resign, time-out
+``GET  /api/games/<id>/history``            changes to past events: what, who, when
 ``POST /api/games/<id>/placements``         new tiles seen by the camera ``{"tiles": {sq: l}}``
 ``GET|POST /api/games/<id>/questions``      the tracker's questions; ``.../<qid>/answer``
 ``GET  /api/dictionary?words=..``           word check (``&game=<id>``: that game's list)
@@ -54,6 +57,10 @@ ACTIONS: dict[str, str] = {
     "time-penalty": "time_penalty",
     "clock": "clock",
     "placements": "place",
+    "edit": "edit",
+    "end-by-agreement": "end_by_agreement",
+    "resign": "resign",
+    "time-out": "time_out",
 }
 
 #: Finish-line targets of the rule sheet, by number of players and level.
@@ -215,7 +222,7 @@ def import_game_from_request() -> tuple[str, ImportedGame]:
         raise StoreError("bad_gcg", str(exc)) from None
     game_id = get_store().create_game(
         imported.players, pin=pin, tileset=imported.tileset, rules=imported.rules,
-        title=imported.title, ops=imported.ops,
+        title=imported.title, ops=imported.ops, gcg_header=imported.header,
     )
     return game_id, imported
 
@@ -242,6 +249,13 @@ def ops(game_id: str) -> Response:
     return jsonify(ops=get_store().ops(game_id))
 
 
+@bp.get("/games/<game_id>/history")
+def history(game_id: str) -> Response:
+    """Every change made to a past event (and each undo of one), oldest first."""
+    require_game(game_id)
+    return jsonify(history=get_store().state(game_id)["history"])
+
+
 @bp.post("/games/<game_id>/pin")
 def pin_check(game_id: str) -> Response:
     """Whether a PIN is right (the page asks before it remembers one)."""
@@ -257,6 +271,8 @@ def act(game_id: str, action: str) -> tuple[Response, int]:
     require_pin(game_id, data)
     op = {k: v for k, v in data.items() if k != "pin"}
     op["op"] = ACTIONS[action]
+    # Where a change came from, for the game's history (a name may come with it as "by").
+    op["client"] = request.remote_addr or None
     result = get_store().apply(game_id, op)
     # A camera placement that needs a person's answer first is accepted, not yet played.
     status = 202 if action == "placements" and "question" in result else 200
@@ -362,12 +378,15 @@ def check_play(game_id: str) -> Response:
 def export_gcg(game_id: str) -> Response:
     require_game(game_id)
     from scorer.gcg import Header, write_gcg
+    from webui.gcgimport import header_from_dict
 
     store = get_store()
     with store._lock:
         live = store.live(game_id)
         lexicon = None if live.settings.lexicon != "enable" else "ENABLE"
         header = Header(title=live.settings.title or None, lexicon=lexicon)
+        if live.settings.gcg_header is not None:
+            header = header_from_dict(live.settings.gcg_header, live.game, header)
         text = write_gcg(live.game, header)
     response = Response(text, mimetype="text/plain")
     response.headers["Content-Disposition"] = f'attachment; filename="tilecam-{game_id}.gcg"'

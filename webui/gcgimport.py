@@ -27,8 +27,12 @@ Harmless faults in how the record is written are read as meant and named (the ga
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from scorer.game import Game
+    from scorer.gcg import GCGRecord, Header
 
 #: Largest record read (the upload limit is larger; a real game is a few kilobytes).
 MAX_RECORD_BYTES = 512 * 1024
@@ -49,6 +53,57 @@ class ImportedGame:
     warnings: list[str] = field(default_factory=list)
     #: Harmless faults in how the record is written, read as meant (``scorer.gcg.GCGWarning``).
     format_warnings: list[str] = field(default_factory=list)
+    #: What the record says besides its events, for the export (:func:`header_dict`).
+    header: dict[str, Any] = field(default_factory=dict)
+
+
+def header_dict(record: GCGRecord, events: int) -> dict[str, Any]:
+    """The record's header as JSON-able data: the pragmas the game does not use (in order,
+    each with its place), the description, ``#id``, ``#lexicon``, the closing ``#rackN``
+    lines, and ``events``, the number of events imported (the racks hold only while the game
+    has those events: after a move more they are no longer the last racks)."""
+    header = record.header
+    return {
+        "description": header.description, "game_id": header.game_id, "lexicon": header.lexicon,
+        "last_racks": {str(i): rack for i, rack in header.last_racks.items()},
+        "kept_pragmas": [asdict(p) for p in header.kept_pragmas],
+        "events": events,
+    }
+
+
+def header_from_dict(data: dict[str, Any], game: Game, base: Header) -> Header:
+    """``base`` (title, lexicon of the stored game) with an imported record's header added
+    back, as :func:`header_dict` kept it.
+
+    >>> from scorer.game import Game
+    >>> from scorer.gcg import Header, read_gcg, write_gcg
+    >>> record = read_gcg("#player1 a A\\n#player2 b B\\n#id x.y 7\\n#zz kept\\n>a: 8G HI +10 10\\n"
+    ...                   "#rack2 QAT\\n")
+    >>> kept = header_dict(record, 1)
+    >>> game = Game(["A", "B"]); _ = game.play("8G", "HI")
+    >>> print(write_gcg(game, header_from_dict(kept, game, Header())), end="")
+    #character-encoding UTF-8
+    #player1 A A
+    #player2 B B
+    #id x.y 7
+    #zz kept
+    >A: 8G HI +10 10
+    #rack2 QAT
+    """
+    from dataclasses import replace
+
+    from scorer.gcg import Pragma
+
+    same_events = data.get("events") == len(game.events)
+    return replace(
+        base,
+        description=data.get("description") or base.description,
+        game_id=data.get("game_id") or base.game_id,
+        lexicon=data.get("lexicon") or base.lexicon,
+        last_racks={int(i): r for i, r in data.get("last_racks", {}).items()} if same_events
+        else {},
+        kept_pragmas=tuple(Pragma(**p) for p in data.get("kept_pragmas", [])),
+    )
 
 
 def op_for_event(event: Any) -> dict[str, Any]:
@@ -86,6 +141,12 @@ def op_for_event(event: Any) -> dict[str, Any]:
         op = {"op": "time_penalty", "player": p, "score": event.score}
     elif kind is EventKind.ADJUSTMENT:
         return {"op": "adjust", "player": p, "points": event.score, "reason": event.note or ""}
+    elif kind is EventKind.AGREED_END:
+        op = {"op": "end_by_agreement", "player": p}  # the rack lines follow as their own ops
+    elif kind is EventKind.RESIGNED:
+        op = {"op": "resign", "player": p}
+    elif kind is EventKind.TIMED_OUT:
+        op = {"op": "time_out", "player": p}
     else:
         raise GcgImportError(f"an event of kind {kind} cannot be stored")
     if event.note:
@@ -119,4 +180,5 @@ def import_gcg(data: bytes, tileset: str | None = None) -> ImportedGame:
         ops=[op_for_event(e) for e in result.game.events],
         warnings=[str(m) for m in result.mismatches],
         format_warnings=[str(w) for w in result.warnings],
+        header=header_dict(record, len(result.game.events)),
     )

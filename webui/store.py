@@ -189,12 +189,16 @@ class GameSettings:
     lexicon: str = DEFAULT_LEXICON
     lexicon_name: str = "ENABLE (bundled)"
     title: str = ""
+    #: What an imported record said besides its events, written back by the GCG export
+    #: (see :func:`webui.gcgimport.header_dict`); None for a game set up here.
+    gcg_header: dict[str, Any] | None = None
 
     def to_json(self) -> str:
         return json.dumps({
             "players": list(self.players), "tileset": self.tileset, "rules": self.rules,
             "clock_minutes": self.clock_minutes, "lexicon": self.lexicon,
             "lexicon_name": self.lexicon_name, "title": self.title,
+            "gcg_header": self.gcg_header,
         })
 
     @staticmethod
@@ -203,6 +207,7 @@ class GameSettings:
         return GameSettings(
             tuple(d["players"]), d["tileset"], d.get("rules", {}), d.get("clock_minutes"),
             d.get("lexicon", DEFAULT_LEXICON), d.get("lexicon_name", ""), d.get("title", ""),
+            d.get("gcg_header"),
         )
 
 
@@ -281,6 +286,15 @@ class StackEntry:
     op: dict[str, Any]
     first_event: int
     count: int
+    #: For an edit of a past event: the game as it was before (undo puts it back whole).
+    restore: Any = None
+    #: For an edit: its entry in :attr:`LiveGame.history`.
+    history_index: int | None = None
+
+    @property
+    def undoable(self) -> bool:
+        """Whether undo takes this entry back (an action that made no event is skipped)."""
+        return bool(self.count) or self.restore is not None
 
 
 class LiveGame:
@@ -302,6 +316,8 @@ class LiveGame:
         self.clocks = Clocks(limit, [0.0] * len(settings.players))
         self.stack: list[StackEntry] = []
         self.questions: list[Question] = []
+        #: Changes to past events, oldest first: what, who, when, and whether undone since.
+        self.history: list[dict[str, Any]] = []
         self.last_challenge: dict[str, Any] | None = None
         self.ops = 0
         self.version = 0
@@ -333,7 +349,13 @@ class LiveGame:
         if kind == "answer":
             return self._answer(op, at)
         if kind == "undo":
-            return self._undo(at)
+            return self._undo(op, at)
+        if kind == "edit":
+            return self._edit(op, at)
+        if kind == "correct" and any(e.restore is not None for e in self.stack):
+            # The stack's entries before an edit count events of the game before it: the
+            # correction is made as an edit of the play instead.
+            return self._correct_by_edit(op, at)
         if kind == "correct":
             return self._correct(op, at)
         self.clocks.charge(game.turn, at)
@@ -401,9 +423,30 @@ class LiveGame:
                 game.time_penalty(op["player"], op["minutes"])
         elif kind == "adjust":
             game.adjust(op["player"], op["points"], op["reason"])
+        elif kind == "end_by_agreement":
+            self._end_by_agreement(op)
+        elif kind == "resign":
+            game.resign(op["player"], note=op.get("note"))
+        elif kind == "time_out":
+            game.lose_on_time(op["player"], note=op.get("note"))
         else:
             raise StoreError("unknown_op", f"unknown operation {kind!r}")
         return {}
+
+    def _end_by_agreement(self, op: dict[str, Any]) -> None:
+        """End the game now and settle every rack given; both in one step, or neither.
+        An imported record's agreement comes without racks (its rack lines follow as
+        operations of their own)."""
+        game = self.game
+        game.end_by_agreement(op.get("player"), note=op.get("note"))
+        racks = op.get("racks")
+        if racks is None:
+            return
+        try:
+            game.end_game({int(k): v for k, v in racks.items()})
+        except ValueError:
+            game.undo()  # end_game took back its own events; this takes back the agreement
+            raise
 
     def _refuse_phony_if_void(self) -> None:
         """Under the void rule a play with an invalid word is not accepted at all."""
@@ -425,32 +468,128 @@ class LiveGame:
     def lexicon_label(self) -> str:
         return self.settings.lexicon_name or self.settings.lexicon
 
-    def _undo(self, at: float) -> dict[str, Any]:
+    def _undo(self, op: dict[str, Any], at: float) -> dict[str, Any]:
         self.clocks.charge(self.game.turn, at)
         # An action that made no event (a valid challenge under the single rule) is skipped
         # over: undo always takes back something visible.
-        while self.stack and self.stack[-1].count == 0:
+        while self.stack and not self.stack[-1].undoable:
             self.stack.pop()
         if not self.stack:
             raise StoreError("nothing_to_undo", "there is nothing to undo", 409)
         entry = self.stack.pop()
+        if entry.restore is not None:
+            # An edit replayed the whole game into a new one: the one before is put back as
+            # it was, which restores it exactly.
+            self.game = entry.restore
+            if entry.history_index is not None:
+                change = self.history[entry.history_index]
+                change["undone"] = True
+                self._record_change(op, at, f"undone: {change['what']}", undo_of=change["seq"])
+            return {"undone": entry.op}
         for _ in range(entry.count):
             self.game.undo()
         if entry.op["op"] == "challenge":
             self.last_challenge = None
         return {"undone": entry.op}
 
-    def _correct(self, op: dict[str, Any], at: float) -> dict[str, Any]:
-        """Change the letter on a square: take back every action from the play that put it
-        there, replay that play with the corrected letter, then replay the rest."""
-        square = Square.parse(op["square"])
-        letter = op["letter"]
+    # -- edits of past events ------------------------------------------------------------------
+
+    def _record_change(self, op: Mapping[str, Any], at: float, what: str,
+                       undo_of: int | None = None) -> int:
+        """Add a change to the history (who: the name given with it, and the client's address;
+        when: the operation's time); returns its index."""
+        self.history.append({
+            "seq": self.ops + 1, "at": at, "by": op.get("by"), "client": op.get("client"),
+            "what": what, "undone": False, "undo_of": undo_of,
+        })
+        return len(self.history) - 1
+
+    def _edit(self, op: dict[str, Any], at: float) -> dict[str, Any]:
+        """Replace, delete or insert one past event and replay the game (scorer.edits); a
+        change that makes any event impossible is refused whole, naming the event."""
+        from scorer.edits import Action, Edit, EditKind, actions_of
+
+        change = EditKind(op["change"])
+        action = (None if change is EditKind.DELETE
+                  else Action.from_dict(op["event"], len(self.game.players)))
+        edit = Edit(change, op["number"] - 1, action)
+        return self._apply_edit(op, at, edit, actions_of(self.game))
+
+    def _apply_edit(self, op: dict[str, Any], at: float, edit: Any,
+                    before: list[Any]) -> dict[str, Any]:
+        from scorer.edits import EditError, replay_actions
+        from scorer.game import GameError
+
+        try:
+            free = None if edit.action is None else edit.index
+            edited = replay_actions(self.game, edit.applied_to(before), free)
+        except EditError as exc:
+            raise StoreError("edit_refused", str(exc), 409) from None
+        except GameError as exc:
+            raise StoreError(exc.code, exc.message, 409) from None
+        if edit.action is not None and edit.action.kind == "play":
+            self._refuse_void_phony(edited.events[edit.index], edit.index)
+        what = edit.describe(self.game.players, before)
+        self.clocks.charge(self.game.turn, at)
+        index = self._record_change(op, at, what)
+        self.stack.append(StackEntry(op, 0, len(edited.events), restore=self.game,
+                                     history_index=index))
+        self.game = edited
+        if edited.over:
+            self.clocks.running = False
+        return {"edited": what}
+
+    def _refuse_void_phony(self, event: Any, index: int) -> None:
+        """Under the void rule an edited play must form listed words, as a new one must."""
+        from scorer.game import ChallengeRule
+
+        if self.game.rules.challenge != ChallengeRule.VOID:
+            return
+        bad = [w.text for w in event.play.words if not self.lexicon.is_valid(w.text)]
+        if bad:
+            raise StoreError(
+                "phony_refused",
+                f"event {index + 1} not accepted (void rule): " + ", ".join(bad)
+                + " not in " + self.lexicon_label,
+                422,
+            )
+
+    def _play_that_placed(self, square: Square) -> int:
+        """The index of the play that put the tile on ``square`` (the latest, should a
+        withdrawn play have put one there first)."""
         target = None
         for index, event in enumerate(self.game.events):
             if event.play is not None and square in event.play.placement.squares:
                 target = index
         if target is None:
             raise StoreError("not_placed", f"no play on record put a tile on {square}", 409)
+        return target
+
+    def _correct_by_edit(self, op: dict[str, Any], at: float) -> dict[str, Any]:
+        """A correction of one square's letter, made as an edit of the play that put it."""
+        from scorer.edits import Edit, actions_of
+
+        square = Square.parse(op["square"])
+        target = self._play_that_placed(square)
+        main = self.game.events[target].play.main
+        word = list(self.tileset.split(main.gcg_word))
+        word[main.squares.index(square)] = op["letter"]
+        before = actions_of(self.game)
+        edit = Edit.replace(target, before[target].but(word="".join(word)))
+        try:
+            result = self._apply_edit(op, at, edit, before)
+        except StoreError as exc:
+            raise StoreError("correction_conflict",
+                             f"correcting {square} to {op['letter']!r}: {exc.message}",
+                             409) from None
+        return {"corrected": before[target].but(word="".join(word)).to_dict(), **result}
+
+    def _correct(self, op: dict[str, Any], at: float) -> dict[str, Any]:
+        """Change the letter on a square: take back every action from the play that put it
+        there, replay that play with the corrected letter, then replay the rest."""
+        square = Square.parse(op["square"])
+        letter = op["letter"]
+        target = self._play_that_placed(square)
         k = next(i for i, e in enumerate(self.stack)
                  if e.first_event <= target < e.first_event + e.count)
         event = self.game.events[target]
@@ -640,7 +779,9 @@ def build_state(live: LiveGame) -> dict[str, Any]:
         "clock": live.clocks.to_dict(now, game.turn),
         "questions": [q.to_dict() for q in live.questions if q.open],
         "challenge": live.last_challenge,
-        "can_undo": any(e.count for e in live.stack),
+        "can_undo": any(e.undoable for e in live.stack),
+        "loser": game.loser,
+        "history": live.history,
         "damaged": live.damaged,
     }
 
@@ -729,9 +870,11 @@ class GameStore:
         lexicon: str = DEFAULT_LEXICON,
         title: str = "",
         ops: Sequence[dict[str, Any]] = (),
+        gcg_header: Mapping[str, Any] | None = None,
     ) -> str:
         """Set up a game and return its id.  ``ops`` (already normalised) are applied and
-        stored in the same transaction: an imported game is stored whole or not at all."""
+        stored in the same transaction: an imported game is stored whole or not at all.
+        ``gcg_header``: an imported record's header, kept for the GCG export."""
         from scorer.game import GameError, Rules
 
         names = [validate_name(p) for p in players]
@@ -754,7 +897,8 @@ class GameStore:
         lex = self.lexicon(lexicon, tileset)
         lexicon_name = "ENABLE (bundled)" if lexicon == DEFAULT_LEXICON else lex.report.source
         settings = GameSettings(tuple(names), tileset, rules_dict, clock_minutes, lexicon,
-                                lexicon_name, title[:80])
+                                lexicon_name, title[:80],
+                                None if gcg_header is None else dict(gcg_header))
         salt = secrets.token_bytes(16)
         digest = hash_pin(pin, salt)
         now = time.time()
@@ -1152,8 +1296,28 @@ def normalise_op(op: Any, live: LiveGame) -> dict[str, Any]:
         challenger = require_int(op, "challenger", low=0, high=n_players - 1, optional=True)
         if challenger is not None:
             out["challenger"] = challenger
-    elif kind in ("withdraw", "undo"):
+    elif kind == "withdraw":
         pass
+    elif kind == "undo":
+        _who(op, out)
+    elif kind == "edit":
+        _normalise_edit(op, out, live)
+    elif kind == "end_by_agreement":
+        racks = op.get("racks")
+        if not isinstance(racks, dict):
+            raise StoreError("rack_required", "ending by agreement needs every player's unplayed "
+                             "tiles: racks = {player index: tiles}")
+        clean_racks = {}
+        for key, value in racks.items():
+            index = require_int({"player": key}, "player", low=0, high=n_players - 1)
+            text = require_str({"rack": value}, "rack", max_len=20, optional=True)
+            if text is None:
+                continue  # the game names every player whose rack is missing
+            clean_racks[str(index)] = _letters(live, text.upper().replace(".", "?"),
+                                               f"{live.settings.players[index]}'s rack")
+        out["racks"] = clean_racks
+    elif kind in ("resign", "time_out"):
+        out["player"] = require_int(op, "player", low=0, high=n_players - 1)
     elif kind == "challenge_bonus":
         points = require_int(op, "points", low=0, high=1000, optional=True)
         if points is not None:
@@ -1249,6 +1413,56 @@ def normalise_op(op: Any, live: LiveGame) -> dict[str, Any]:
     else:
         raise StoreError("unknown_op", f"unknown operation {kind!r}")
     return out
+
+
+def _who(op: Mapping[str, Any], out: dict[str, Any]) -> None:
+    """Who made a change (a name given with it) and from where (set by the HTTP layer)."""
+    for key in ("by", "client"):
+        value = require_str(op, key, max_len=60, optional=True)
+        if value is not None:
+            out[key] = value
+
+
+def _whole_number(value: Any) -> Any:
+    """A form's whole number as an int; anything else as it is (refused later by name).
+
+    >>> _whole_number("-5"), _whole_number(3), _whole_number("x")
+    (-5, 3, 'x')
+    """
+    if isinstance(value, str) and re.fullmatch(r"\s*-?\d{1,6}\s*", value):
+        return int(value)
+    return value
+
+
+def _normalise_edit(op: Mapping[str, Any], out: dict[str, Any], live: LiveGame) -> None:
+    """``change`` (replace, delete, insert), ``number`` (the event as the page numbers it,
+    from 1; for an insert, the event the new one goes before, or one past the last) and,
+    but for a delete, ``event``: the new event (see :class:`scorer.edits.Action`)."""
+    from scorer.edits import Action, EditKind
+    from scorer.game import GameError
+
+    change = op.get("change")
+    if change not in [k.value for k in EditKind]:
+        raise StoreError("bad_edit", "'change' must be 'replace', 'delete' or 'insert', "
+                                     f"not {change!r}")
+    count = len(live.game.events)
+    last = count + 1 if change == "insert" else count
+    if count == 0 and change != "insert":
+        raise StoreError("bad_edit", "the game has no event yet to change", 409)
+    out["change"] = change
+    out["number"] = require_int(op, "number", low=1, high=max(last, 1))
+    if change != "delete":
+        event = op.get("event")
+        if isinstance(event, dict):
+            # The page sends every field of its form: empty ones mean "not given".
+            event = {k: _whole_number(v) if k in ("player", "count", "score") else v
+                     for k, v in event.items() if v is not None and v != ""}
+        try:
+            action = Action.from_dict(event, len(live.settings.players))  # type: ignore[arg-type]
+        except GameError as exc:
+            raise StoreError(exc.code, exc.message) from None
+        out["event"] = action.to_dict()
+    _who(op, out)
 
 
 def blank_question_for(live: LiveGame, tiles: Mapping[str, str],

@@ -173,6 +173,9 @@ function describeEvent(event) {
     case "end_rack_penalty": return "tiles left: " + (event.tiles ?? "");
     case "time_penalty": return "overtime";
     case "adjustment": return "adjustment" + (event.note ? ": " + event.note : "");
+    case "agreed_end": return "game ended by agreement";
+    case "resigned": return "resigned";
+    case "timed_out": return "lost on time";
     default: return kind + (event.note ? ": " + event.note : "");
   }
 }

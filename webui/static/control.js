@@ -78,10 +78,26 @@
     document.getElementById("undo-button").disabled = !state.can_undo;
     const endButton = document.getElementById("end-button");
     endButton.disabled = !state.over || state.racks_settled;
+    renderHistory();
     document.getElementById("end-status").textContent = !state.over
       ? "The game is not over yet."
       : state.racks_settled ? "The game is over and the racks are counted."
         : "Game over (" + state.end_reason + "): count the racks.";
+  }
+
+  /** The changes made to past events: what, who and when (and whether undone since). */
+  function renderHistory() {
+    const list = document.getElementById("history");
+    const changes = (state.history || []).slice().reverse();
+    if (!changes.length) {
+      list.replaceChildren(el("li", { class: "muted", text: "None." }));
+      return;
+    }
+    list.replaceChildren(...changes.map((c) => el("li", { class: c.undone ? "undone" : "" }, [
+      el("span", { class: "what", text: c.what + (c.undone ? " (undone)" : "") }),
+      el("span", { class: "muted small", text: " \u2014 " + (c.by || c.client || "someone") + ", "
+        + new Date(c.at * 1000).toLocaleString() }),
+    ])));
   }
 
   function renderQuestions() {
@@ -257,6 +273,80 @@
       rackBox.hidden = false;
     }
     say(result.data?.message || "not accepted", "error-message");
+  });
+
+  /* -- ending now: agreement, resignation, time ------------------------------------- */
+
+  document.getElementById("agree-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const racks = {};
+    for (const input of event.target.querySelectorAll("input[data-agree-player]")) {
+      racks[input.dataset.agreePlayer] = input.value.trim();
+    }
+    if (await act("end-by-agreement", { racks })) {
+      say("Game ended by agreement: each player's tiles deducted.", "ok");
+      event.target.reset();
+    }
+  });
+  const concedePlayer = () => parseInt(document.getElementById("concede-player").value, 10);
+  document.getElementById("resign-button").addEventListener("click", async () => {
+    if (await act("resign", { player: concedePlayer() })) say("Resigned: game over.", "ok");
+  });
+  document.getElementById("timeout-button").addEventListener("click", async () => {
+    if (await act("time-out", { player: concedePlayer() })) say("Lost on time: game over.", "ok");
+  });
+
+  /* -- changing a past event ------------------------------------------------------------ */
+
+  const editFields = ["position", "word", "rack", "tiles", "count", "score", "note"];
+  const field = (name) => document.getElementById("edit-" + name);
+
+  /** Fill the edit form with event number n (1-based, as the list shows it). */
+  function pickEvent(n) {
+    const ev = state.log[n - 1];
+    if (!ev) return;
+    field("number").value = n;
+    field("change").value = "replace";
+    field("kind").value = kindOf(ev);
+    field("player").value = String(ev.player);
+    for (const name of editFields) field(name).value = "";
+    if (ev.play && kindOf(ev) === "play") {
+      field("position").value = ev.play.position;
+      field("word").value = ev.play.word;
+    }
+    if (ev.rack) field("rack").value = ev.rack;
+    if (ev.tiles && kindOf(ev) !== "withdrawn") field("tiles").value = ev.tiles;
+    if (kindOf(ev) === "exchange" && !ev.tiles) field("count").value = ev.count;
+    if (kindOf(ev) === "time_penalty" && ev.count) field("count").value = ev.count;
+    if (["adjustment", "challenge_bonus", "time_penalty", "end_rack_penalty",
+         "end_rack_points"].includes(kindOf(ev))) field("score").value = ev.score;
+    if (ev.note) field("note").value = ev.note;
+    field("word").focus();
+  }
+
+  document.getElementById("log").addEventListener("click", (event) => {
+    const item = event.target.closest("li");
+    if (item) pickEvent(parseInt(item.value, 10));
+  });
+
+  document.getElementById("edit-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const change = field("change").value;
+    const body = { change, number: parseInt(field("number").value, 10) };
+    const by = field("by").value.trim();
+    if (by) body.by = by;
+    if (change !== "delete") {
+      const ev = { kind: field("kind").value };
+      if (field("player").value !== "") ev.player = parseInt(field("player").value, 10);
+      for (const name of editFields) {
+        const value = field(name).value.trim();
+        if (!value) continue;
+        ev[name] = ["count", "score"].includes(name) ? parseInt(value, 10) : value;
+      }
+      body.event = ev;
+    }
+    const reply = await act("edit", body);
+    if (reply) say("Changed: " + reply.edited, "ok");
   });
 
   document.getElementById("clock-start").addEventListener("click", async () => {
