@@ -7,6 +7,8 @@ photo.  Frames are rendered first and then timed, so rendering is not counted.
 
 Reported (medians, ``cv2.setNumThreads(1)``):
 
+- *the occlusion check*: :class:`vision.occlusion.EdgeOcclusion` inside each frame's update,
+  against its 1 ms target;
 - *per frame*: :meth:`tracker.Tracker.update` on every frame; also split into frames
   that only track (warp, block means, motion) and frames on which the settled board is
   examined (corners re-checked, occupancy, change against the stable view);
@@ -43,6 +45,10 @@ from eval_replay import (  # noqa: E402
 from pipeline import Pipeline  # noqa: E402
 from scorer.lexicon import Lexicon  # noqa: E402
 from tracker import MoveCommitted, TilesAdded, Tracker, TrackerConfig  # noqa: E402
+from vision.occlusion import EdgeOcclusion  # noqa: E402
+
+#: What the occlusion check may cost per frame at 1280x720 on one core.
+OCCLUSION_TARGET_MS = 1.0
 
 
 def main() -> int:
@@ -69,13 +75,30 @@ def main() -> int:
                       config=TrackerConfig(quiet_seconds=QUIET))
     track_only: list[float] = []
     examined: list[float] = []
+    # The occlusion check (the board's edge against the last clear view's) is timed on its
+    # own inside every frame's update.
+    edge_checks: list[float] = []
+    plain_check = EdgeOcclusion.__call__
+
+    def timed_check(check: EdgeOcclusion, blocks: object) -> object:
+        started = time.perf_counter()
+        cover = plain_check(check, blocks)  # type: ignore[arg-type]
+        edge_checks.append(time.perf_counter() - started)
+        return cover
+
+    EdgeOcclusion.__call__ = timed_check  # type: ignore[method-assign,assignment]
     for stamp, image in frames:
         before = tracker.counters["settles"]
         started = time.perf_counter()
         tracker.update(stamp, image)
         spent = time.perf_counter() - started
         (examined if tracker.counters["settles"] > before else track_only).append(spent)
+    EdgeOcclusion.__call__ = plain_check  # type: ignore[method-assign]
     every = track_only + examined
+    check_ms = 1000 * statistics.median(edge_checks)
+    print(f"occlusion check per frame: median {check_ms:.3f} ms over {len(edge_checks)} frames "
+          f"({check_ms / OCCLUSION_TARGET_MS:.2f}x the {OCCLUSION_TARGET_MS:.0f} ms target); "
+          f"edge covered in {tracker.counters['edge_covered']} frames")
     print(f"per frame: median {1000 * statistics.median(every):.2f} ms over {len(every)} "
           f"frames; tracking only {1000 * statistics.median(track_only):.2f} ms "
           f"({len(track_only)} frames); with the settled board examined "

@@ -16,8 +16,8 @@ and the rules' reason; the game edited is never touched, so a refused edit chang
 >>> game.scores
 [39, 9]
 >>> actions = actions_of(game)
->>> actions[1].to_dict()
-{'kind': 'play', 'player': 1, 'position': 'H6', 'word': 'FA.M'}
+>>> actions[1].to_dict()  # a turn: the player to move makes it
+{'kind': 'play', 'position': 'H6', 'word': 'FA.M'}
 >>> fix = Edit.replace(1, actions[1].but(word="FA.m"))  # the M was a blank
 >>> edited = edit_game(game, fix)
 >>> edited.scores, game.scores
@@ -25,12 +25,18 @@ and the rules' reason; the game edited is never touched, so a refused edit chang
 >>> edit_game(edited, fix.inverse(actions)).events == game.events  # taken back
 True
 
+A pass the camera could not see, inserted, passes the later turns on to the players in turn:
+
+>>> passed = edit_game(game, Edit.insert(1, Action(EventKind.PASS)))
+>>> [(e.kind.value, passed.players[e.player]) for e in passed.events]
+[('play', 'Ann'), ('pass', 'Ben'), ('play', 'Ann'), ('play', 'Ben')]
+
 A change that makes a later event impossible is refused, and says which event and why:
 
 >>> edit_game(game, Edit.delete(0))
 Traceback (most recent call last):
 ...
-scorer.edits.EditError: event 1 (Ben's play H6 FA.M): not_your_turn: it is Ann's turn, not Ben's
+scorer.edits.EditError: event 1 (Ann's play H6 FA.M): played_through_mismatch: ...
 """
 
 from __future__ import annotations
@@ -275,21 +281,28 @@ class Edit:
             return Edit.insert(self.index, before[self.index])
         return Edit.replace(self.index, before[self.index])
 
-    def describe(self, players: Sequence[str], before: Sequence[Action]) -> str:
-        """What the edit does, for the game's history.
+    def describe(self, players: Sequence[str], before: Sequence[Action],
+                 movers: Sequence[int] = ()) -> str:
+        """What the edit does, for the game's history; ``movers``: the player of each event
+        of the game before, naming whoever was to move for a turn made by the player to move.
 
-        >>> before = [Action(EventKind.PLAY, 0, "8F", "HORN")]
-        >>> Edit.replace(0, before[0].but(word="HORn")).describe(["Ann", "Ben"], before)
+        >>> before = [Action(EventKind.PLAY, None, "8F", "HORN")]
+        >>> Edit.replace(0, before[0].but(word="HORn")).describe(["Ann", "Ben"], before, [0])
         "event 1: Ann's play 8F HORN -> Ann's play 8F HORn"
         """
         number = self.index + 1
+
+        def named(action: Action) -> str:
+            if action.player is None and self.index < len(movers):
+                action = action.but(player=movers[self.index])
+            return action.describe(players)
+
         if self.kind is EditKind.DELETE:
-            return f"event {number} deleted: {before[self.index].describe(players)}"
+            return f"event {number} deleted: {named(before[self.index])}"
         assert self.action is not None
-        new = self.action.describe(players)
         if self.kind is EditKind.INSERT:
-            return f"inserted as event {number}: {new}"
-        return f"event {number}: {before[self.index].describe(players)} -> {new}"
+            return f"inserted as event {number}: {named(self.action)}"
+        return f"event {number}: {named(before[self.index])} -> {named(self.action)}"
 
 
 def new_game_like(game: Game) -> Game:
@@ -366,7 +379,9 @@ def replay_actions(like: Game, actions: Sequence[Action], free: int | None = Non
             if action.kind is EventKind.PLAY and index != free:
                 _check_all_new(game, action, event)
         except GameError as exc:
-            raise EditError(index, action.describe(game.players), exc.code, exc.message) from None
+            who = action if action.player is not None or action.kind not in _TURN_KINDS else (
+                action.but(player=game.turn))
+            raise EditError(index, who.describe(game.players), exc.code, exc.message) from None
     return game
 
 
@@ -409,7 +424,10 @@ def _action_for(event: Event, game: Game) -> Action:
     """The action for ``event``, ``game`` being in the state just before it."""
     kind = event.kind
     p = event.player
-    base = Action(kind, p, note=event.note)
+    # A turn is the turn of whoever is to move: a turn inserted or deleted before it (a pass
+    # the camera could not see, a turn counted twice) passes the later turns on in order, as
+    # the players took them at the table.
+    base = Action(kind, None if kind in _TURN_KINDS else p, note=event.note)
     if kind is EventKind.PLAY:
         assert event.play is not None
         placed = [rack_form(t) for _, t in event.play.placement.tiles]

@@ -158,7 +158,8 @@ def test_a_challenge_outcome_is_changed_and_later_scores_follow():
     game.play("H6", "FA.M")  # ... so Ann plays again
     assert game.scores == [23, 0]
     withdrawn = Action(EventKind.WITHDRAWN)
-    with pytest.raises(EditError, match=r"event 3 \(Ann's play H6 FA.M\): not_your_turn"):
+    # Withdrawn, HORN is off the board and the turn is Ben's: the play through its R fails.
+    with pytest.raises(EditError, match=r"event 3 \(Ben's play H6 FA.M\): played_through"):
         edit_game(game, Edit.replace(1, withdrawn))
     shorter = edit_game(game, Edit.delete(2))
     phony = edit_game(shorter, Edit.replace(1, withdrawn))
@@ -220,3 +221,19 @@ def test_resignation_and_loss_on_time_lose_whatever_the_scores(end, reason):
     with pytest.raises(EditError, match=r"event 3 \(Ben's time penalty\): game_not_over"):
         edit_game(game, Edit.delete(2))
     assert edit_game(game, Edit.delete(3)).loser == 0
+
+
+def test_a_pass_nobody_saw_inserted_passes_the_later_turns_on():
+    # The camera could not see Ben pass after HORN: every later turn was given to the wrong
+    # player.  Inserting the pass gives them back, each scored as a fresh replay scores it.
+    game = Game(["Ann", "Ben"])
+    game.play("8F", "HORN")
+    game.play("H6", "FA.M")  # really Ann's second turn
+    game.play("10F", "PASTE")  # really Ben's
+    fixed = edit_game(game, Edit.insert(1, Action(EventKind.PASS)))
+    assert [(e.kind.value, e.player) for e in fixed.events] == [
+        ("play", 0), ("pass", 1), ("play", 0), ("play", 1)]
+    assert fixed.scores == [14 + 9, 25]
+    assert replay(read_gcg(write_gcg(fixed)), fixed.rules).game.scores == fixed.scores
+    # Deleting it again restores the game as it was.
+    assert edit_game(fixed, Edit.delete(1)).events == game.events

@@ -68,8 +68,10 @@ def test_refused_edit_names_the_event_and_changes_nothing(client):
     before = client.get(f"/api/games/{game_id}/state").json
     reply = post(client, game_id, "edit", {"change": "delete", "number": 1}, status=409)
     assert reply["error"] == "edit_refused"
-    assert reply["message"] == ("event 1 (Bob's play H6 FA.M): not_your_turn: it is Ann's "
-                                "turn, not Bob's")
+    # Without HORN the play through its R has nothing to play through (made by Ann, now to
+    # move first).
+    assert reply["message"] == ("event 1 (Ann's play H6 FA.M): played_through_mismatch: H6 "
+                                "FA.M: '.' at H8 but the square is empty")
     assert post(client, game_id, "edit", {"change": "replace", "number": 9, "event": {
         "kind": "pass"}}, status=400)["error"] == "out_of_range"
     assert post(client, game_id, "edit", {"change": "replace", "number": 1, "event": {

@@ -73,6 +73,7 @@ QUESTION_KINDS = {
     "letter": "unsure_letter",
     "placement": "refused_placement",
     "no_placement": "no_placement",
+    "split": "split_moves",
 }
 
 

@@ -529,7 +529,7 @@ class LiveGame:
             raise StoreError(exc.code, exc.message, 409) from None
         if edit.action is not None and edit.action.kind == "play":
             self._refuse_void_phony(edited.events[edit.index], edit.index)
-        what = edit.describe(self.game.players, before)
+        what = edit.describe(self.game.players, before, [e.player for e in self.game.events])
         self.clocks.charge(self.game.turn, at)
         index = self._record_change(op, at, what)
         self.stack.append(StackEntry(op, 0, len(edited.events), restore=self.game,
