@@ -33,7 +33,7 @@ A pass the camera could not see, inserted, passes the later turns on to the play
 
 A change that makes a later event impossible is refused, and says which event and why:
 
->>> edit_game(game, Edit.delete(0))
+>>> edit_game(game, Edit.delete(0))  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
 scorer.edits.EditError: event 1 (Ann's play H6 FA.M): played_through_mismatch: ...
