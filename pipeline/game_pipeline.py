@@ -370,6 +370,12 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
     def _settle_placement(self, state: PendingTurn) -> MoveReport | None:
         """Decide the letters (reading, dictionary, answers), check every word and the tiles
         left, then place.  None while held."""
+        if not state.inferred and self.stills and not state.looked_again and (
+                not self._could_be_moves(state.squares)):
+            # Nothing to ask about tiles that may be a hand: looked at again in the next photo.
+            self._defer_refused(state, {sq: "" for sq in state.squares},
+                                "no move, nor a few moves in turn, lays tiles there")
+            return NO_TURN
         if not state.inferred:
             state.inferred = True
             self._check_unsure(state)

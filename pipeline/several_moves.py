@@ -60,6 +60,12 @@ class SeveralMovesSteps:
             parts.append(MoveCommitted(event.time, squares_of, reason=event.reason))
         return parts
 
+    def _could_be_moves(self, squares: list[Square]) -> bool:
+        """Whether new tiles on ``squares`` could be one move or a few in turn, as the rules
+        place tiles and with faces that could be tiles left to lay."""
+        return self._could_be_tiles(squares) and bool(
+            move_splits(Board(list(self.game.board.cells)), squares))
+
     def _could_be_tiles(self, squares: list[Square]) -> bool:
         """Whether the squares' faces, as read, could all be tiles left to lay: no more faces
         without a letter (blanks, or a hand taken for tiles) than blanks are unseen."""
