@@ -41,8 +41,8 @@ def test_learnt_samples_cover_the_letters_under_every_blur(one_font):
     assert np.allclose(norms, 1.0, atol=0.01)
 
 
-def test_samples_are_mapped_in_the_order_the_classifier_keeps_them(one_font, tmp_path):
-    """The features are mapped from the file, read-only, equal to what numpy reads; saved by
+def test_samples_are_loaded_in_the_order_the_classifier_keeps_them(one_font, tmp_path):
+    """The features are read from the file, read-only, equal to what numpy reads; saved by
     blur then letter, so that learning them copies nothing; a file whose members are
     compressed is read all the same."""
     from vision.letters import LetterClassifier

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.medians import median
+
 #: Side of a normalised glyph, in pixels.
 GLYPH_PX = 24
 
@@ -346,7 +348,7 @@ class GlyphFinder:
         for lines in (crops, crops.transpose(0, 2, 1)):  # down, then across
             def profile(start: float, stop: float, lines: np.ndarray = lines) -> np.ndarray:
                 band = lines[:, int(start * s):int(stop * s), :].mean(axis=1)
-                return band - np.median(band, axis=1, keepdims=True)
+                return band - median(band, axis=1)[:, None]
 
             middle = profile(0.25, 0.75)
             line = lo + np.argmax(middle[:, lo:hi], axis=1)
@@ -629,7 +631,12 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
             faint = faint_labels.ravel()[on_ink].astype(np.int64)
             on_faint = faint > 0
             base = int(faint.max()) + 1
-            pairs = np.unique(flat[on_ink][on_faint].astype(np.int64) * base + faint[on_faint])
+            # np.unique by sorting: NumPy's own asks np.ma whether the array is masked, and
+            # the first such call in a process imports numpy.ma (10 ms of a cold read).
+            pairs = np.sort(flat[on_ink][on_faint].astype(np.int64) * base + faint[on_faint])
+            first = np.ones(len(pairs), bool)
+            first[1:] = pairs[1:] != pairs[:-1]
+            pairs = pairs[first]
             faint_pairs = (pairs // base, pairs % base)
         ink, faint_label = faint_pairs
         return {f for k in ks for f in faint_label[np.searchsorted(ink, k, "left"):

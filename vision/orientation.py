@@ -234,7 +234,7 @@ def orientation_of_glyphs(
         sample = _sample(found, STOCK_ORIENTATION_GLYPHS if classifier.stock
                          else CLASSIFIER_ORIENTATION_GLYPHS)
         turned = np.stack([_turned(g, k)[0] for k in candidates for g in sample])
-        best = classifier.similarities(turned).max(axis=1).reshape(len(candidates), -1)
+        best = classifier.best_similarity(turned).reshape(len(candidates), -1)
         scores = best.mean(axis=1)
         ranked = np.sort(scores)
         if ranked[-1] - ranked[-2] < CLASSIFIER_SURE:

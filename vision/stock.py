@@ -20,7 +20,6 @@ goes to Tesseract, as before.
 from __future__ import annotations
 
 import logging
-import mmap
 import struct
 import zipfile
 from collections.abc import Callable
@@ -40,8 +39,6 @@ log = logging.getLogger(__name__)
 #: strokes no longer taken for its digit): a file of another version is built again.
 STOCK_VERSION = 5
 STOCK_FILE = "stock-letters.npz"
-#: Map the file's pages in at once (Linux), rather than one fault at a time at first use.
-_POPULATE = getattr(mmap, "MAP_POPULATE", 0)
 
 
 class StockError(ValueError):
@@ -91,11 +88,11 @@ class StockSamples:
                         f"{path}: stock samples of version {versions}, this tilecam reads "
                         f"{[STOCK_VERSION, FEATURES_VERSION]}"
                     )
-                mapped = _mapped_members(path, ("features.npy", "labels.npy", "blurs.npy"))
+                read = _read_members(path, ("features.npy", "labels.npy", "blurs.npy"))
                 samples = cls(
-                    features=mapped["features.npy"],
-                    labels=mapped["labels.npy"],
-                    blurs=mapped["blurs.npy"],
+                    features=read["features.npy"],
+                    labels=read["labels.npy"],
+                    blurs=read["blurs.npy"],
                     fonts=tuple(data["fonts"].tolist()),
                     font_of=data["font_of"].astype(np.int64),
                 )
@@ -109,12 +106,14 @@ class StockSamples:
         return samples
 
 
-def _mapped_members(path: Path, members: tuple[str, ...]) -> dict[str, np.ndarray]:
-    """Arrays stored uncompressed in an ``.npz`` file, mapped from the file (once for all of
-    them) rather than read: reading the features through :mod:`zipfile` (copied in chunks,
-    checksummed) took most of a cold start's loading, and the blur tags (1.2 MB of text)
-    5 ms of it, while the classifier touches them only once.  Read as usual where a member is
-    compressed."""
+def _read_members(path: Path, members: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """Arrays stored uncompressed in an ``.npz`` file, read straight from their place in the
+    file into arrays of their own (read-only, as they are shared): reading the features
+    through :mod:`zipfile` (copied in chunks, checksummed) took most of a cold start's
+    loading.  Read, not mapped from the file: the classifier multiplies every glyph with the
+    features, and over pages of a file's mapping that took 20 ms a time against 14 over
+    memory of the process's own (and up to 100 ms the first time), where reading them costs
+    5 ms once.  Read as usual where a member is compressed."""
     arrays: dict[str, np.ndarray] = {}
     with zipfile.ZipFile(path) as archive:
         infos = {member: archive.getinfo(member) for member in members}
@@ -122,7 +121,6 @@ def _mapped_members(path: Path, members: tuple[str, ...]) -> dict[str, np.ndarra
             if info.compress_type != zipfile.ZIP_STORED:
                 with archive.open(member) as stream:
                     arrays[member] = np.lib.format.read_array(stream, allow_pickle=False)
-    mapped = None
     with open(path, "rb") as file:
         for member, info in infos.items():
             if member in arrays:
@@ -137,17 +135,15 @@ def _mapped_members(path: Path, members: tuple[str, ...]) -> dict[str, np.ndarra
             read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
                            else np.lib.format.read_array_header_2_0)
             shape, fortran, dtype = read_header(file)
-            offset = file.tell()
             if dtype.hasobject or fortran:
                 raise ValueError(f"{member}: not a plain array")
-            count = int(np.prod(shape))
-            if offset + count * dtype.itemsize > info.header_offset + 30 + name_length \
-                    + extra_length + info.file_size:
+            array = np.empty(shape, dtype)
+            size = array.nbytes
+            if file.tell() + size > info.header_offset + 30 + name_length + extra_length \
+                    + info.file_size or file.readinto(memoryview(array).cast("B")) != size:
                 raise ValueError(f"{member}: shorter than its header says")
-            if mapped is None:
-                mapped = mmap.mmap(file.fileno(), 0, flags=mmap.MAP_SHARED | _POPULATE,
-                                   prot=mmap.PROT_READ)
-            arrays[member] = np.frombuffer(mapped, dtype, count, offset).reshape(shape)
+            array.flags.writeable = False
+            arrays[member] = array
     return arrays
 
 
@@ -195,7 +191,7 @@ def _classifier_of(samples: StockSamples, letters: frozenset[str]) -> LetterClas
         return None
     classifier = LetterClassifier()
     classifier.stock = True
-    if keep.all():  # the whole file, as mapped: no copy
+    if keep.all():  # the whole file, as read: no copy
         classifier.fit(None, samples.labels, samples.blurs, samples.features)
     else:
         classifier.fit(None, samples.labels[keep], samples.blurs[keep], samples.features[keep])

@@ -33,13 +33,13 @@ from __future__ import annotations
 
 import atexit
 import ctypes
-import ctypes.util
 import hashlib
 import json
 import logging
 import os
 import struct
 import threading
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -64,11 +64,7 @@ def _library() -> ctypes.CDLL | None:
     """The Tesseract C library with the argument types of the functions used, or None."""
     if os.environ.get("TILECAM_TESSERACT_PROGRAM"):
         return None  # asked to run the program (to compare the two, or to work around a fault)
-    names = list(LIBRARY_NAMES)
-    found = ctypes.util.find_library("tesseract")
-    if found:
-        names.append(found)
-    for name in names:
+    for name in _library_names():
         try:
             lib = ctypes.CDLL(name)
         except OSError:
@@ -95,6 +91,17 @@ def _library() -> ctypes.CDLL | None:
             continue  # not Tesseract's C API
         return lib
     return None
+
+
+def _library_names() -> Iterator[str]:
+    """The names to load the library by: the usual ones, then the one the system's library
+    index gives (asked only where none of those loads: it runs ``ldconfig``, 5-7 ms)."""
+    yield from LIBRARY_NAMES
+    import ctypes.util  # imported here: with it comes subprocess (6 ms of a start)
+
+    found = ctypes.util.find_library("tesseract")
+    if found:
+        yield found
 
 
 class TesseractEngine:
