@@ -186,10 +186,15 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
 
         reports = self._handle(self.tracker.finish(time))
         if self._deferred is not None:
-            squares = tuple((sq.row, sq.col) for sq in self._deferred.squares)
-            self._deferred = None
-            self._final_refusals.add(squares)
-            reports += self._handle([MoveCommitted(time, squares, "end of source")])
+            deferred, self._deferred = self._deferred, None
+            if self._could_be_moves(deferred.squares):
+                squares = tuple((sq.row, sq.col) for sq in deferred.squares)
+                self._final_refusals.add(squares)
+                reports += self._handle([MoveCommitted(time, squares, "end of source")])
+            else:
+                # The last photo showed something over the board, not tiles: nothing to ask.
+                log.info("%s, taken for tiles in the last photo and refused by the rules: "
+                         "not scored", self._listed(deferred.squares))
         self.finish_learning()
         return reports
 
@@ -370,12 +375,16 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
     def _settle_placement(self, state: PendingTurn) -> MoveReport | None:
         """Decide the letters (reading, dictionary, answers), check every word and the tiles
         left, then place.  None while held."""
-        if not state.inferred and self.stills and not state.looked_again and (
-                not self._could_be_moves(state.squares)):
-            # Nothing to ask about tiles that may be a hand: looked at again in the next photo.
-            self._defer_refused(state, {sq: "" for sq in state.squares},
-                                "no move, nor a few moves in turn, lays tiles there")
-            return NO_TURN
+        if not state.inferred and self.stills and not self._could_be_moves(state.squares):
+            # Nothing to ask about tiles that may be a hand: looked at again in the next photo,
+            # and if they stay, one question about what was played (not one per square).
+            as_read = {sq: (state.read[sq][0] or BLANK) for sq in state.squares}
+            why = "no move, nor a few moves in turn, lays tiles there"
+            if not state.looked_again:
+                self._defer_refused(state, as_read, why)
+                return NO_TURN
+            state.inferred = state.settled = True
+            return self._refused(state, as_read, GameError("not_a_move", why), True)
         if not state.inferred:
             state.inferred = True
             self._check_unsure(state)

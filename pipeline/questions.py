@@ -100,7 +100,7 @@ class QuestionSteps:
         if self.hold:
             return None
         event = None
-        if self.stills:
+        if self.stills and not self.game.over:
             # A still is a turn: the player's turn passes with nothing scored until the
             # players say what was played, so that the turns after go to the right players.
             event = self.game.pass_turn(
@@ -124,7 +124,14 @@ class QuestionSteps:
                 self.questions.remove(question)
         self._deferred = DeferredRefusal(squares, why)
         log.info("tiles read on %s refused (%s): looked at again in the next photo",
-                 " ".join(self.name(sq) for sq in squares), why)
+                 self._listed(squares), why)
+
+    def _listed(self, squares: Sequence[Square], most: int = 8) -> str:
+        """Squares named for a note: all of a few, the first of many and how many."""
+        named = [self.name(sq) for sq in squares]
+        if len(named) <= most:
+            return " ".join(named)
+        return f"{' '.join(named[:most])} ... ({len(named)} squares)"
 
     def _looked_again(self, event: Any) -> tuple[Any, list[Any], list[str]]:
         """The next photo's committed squares after a deferred refusal: the event to settle
@@ -140,7 +147,7 @@ class QuestionSteps:
         gone = [sq for sq in deferred.squares if sq not in now]
         notes = []
         if gone:
-            notes.append(f"{' '.join(self.name(sq) for sq in gone)}, taken for tiles in the "
+            notes.append(f"{self._listed(gone)}, taken for tiles in the "
                          "photo before and refused by the rules, held none in the next: dropped")
         if not back or move_splits(Board(list(self.game.board.cells)), now):
             return event, [], notes
@@ -180,7 +187,7 @@ class QuestionSteps:
             # Nothing came back of a refused placement: it was not tiles.
             deferred, self._deferred = self._deferred, None
             state.notes.append(
-                f"{' '.join(self.name(sq) for sq in deferred.squares)}, taken for tiles in the "
+                f"{self._listed(deferred.squares)}, taken for tiles in the "
                 "photo before and refused by the rules, held none in the next: dropped")
         self._held = ("no_placement", state)
         return self._resume()

@@ -297,6 +297,10 @@ _COLOUR_PRIOR = 0.05
 _COLOUR_SCALE = 128.0
 
 
+#: Stills held back one after the other after which the last clear view is taken to be what
+#: is wrong, and dropped.
+HELD_IN_A_ROW = 3
+
 #: Shifts (pixels of the settled view, 32 a square) by which one still's view of the board may
 #: differ from the last one's with nothing on the board changed: a board nudged while tiles
 #: were laid at its edge moved the frame's edge against the table by about that much.
@@ -399,6 +403,12 @@ class Tracker:
         self._occupancy_memory: list[tuple[np.ndarray, np.ndarray]] = []
         self._held_still: _HeldStill | None = None
         self._last_still: np.ndarray | None = None
+        #: the stable view before the last one, and stills held back since the last decided
+        self._stable_before: _View | None = None
+        self._held_in_a_row = 0
+        #: the known squares when the stable view (and the one before it) was taken
+        self._known_at_stable = self.known.copy()
+        self._known_before = self.known.copy()
         #: the edge of the last clear view, and what covers it in the latest frame
         self._edge: EdgeOcclusion | None = None
         self.edge_cover: EdgeCover | None = None
@@ -521,6 +531,11 @@ class Tracker:
         mask = _from_upright(_mask(squares), self.orientation)
         self.known &= ~mask
         self._recheck |= mask
+        # The view that showed them is no reference for the next still (it may show a hand):
+        # the one before it is.
+        if self._stable_before is not None or self.stable is not None:
+            self.stable, self._stable_before = self._stable_before, None
+            self._known_at_stable = self._known_before
         self.last_move -= set(_squares(mask))
         self.provisional -= set(_squares(mask))
 
@@ -650,7 +665,10 @@ class Tracker:
         removed = ~occupied & self.known & changed
         # Squares examined again (a refused placement's) explain their own change: a tile
         # still there, or what was taken for one gone.
-        near = cv2.dilate((added | removed | self._recheck).astype(np.uint8),
+        # So do squares the game settled since the stable view was taken (a placement the
+        # players gave, with a tile the view had missed).
+        settled_since = self.known != self._known_at_stable
+        near = cv2.dilate((added | removed | self._recheck | settled_since).astype(np.uint8),
                           np.ones((3, 3), np.uint8)) > 0
         unexplained = changed & ~near & (not relocated)
         # The margin next to squares that gained or lost a tile shows those tiles' sides.
@@ -701,6 +719,15 @@ class Tracker:
                 # still is no turn; the next clear one is compared with the last clear one.
                 self._held_still = _HeldStill(time, frame, signature)
                 self.counters["held_back"] += 1
+                self._held_in_a_row += 1
+                if self._held_in_a_row >= HELD_IN_A_ROW:
+                    # Every still differs from the last clear view at its edge: that view is
+                    # what is wrong (a hand in it nobody could compare away).  The next
+                    # still is compared with the tiles known, as the first one is.
+                    log.info("%d stills in a row held back: the last clear view is dropped",
+                             self._held_in_a_row)
+                    self.stable = None
+                    self._held_in_a_row = 0
                 log.info("still at %.0f held back: the view is obstructed (%s)", time,
                          "an arm across the board's edge" if arm else
                          f"{int(unexplained.sum())} squares changed without a tile")
@@ -750,7 +777,9 @@ class Tracker:
         if still and not gone and not new and not starting:
             # (A first still of an empty board is the starting position, not a turn.)
             events.append(NoPlacement(time))
-        self.stable = view
+        self._stable_before, self.stable = self.stable, view
+        self._known_before, self._known_at_stable = self._known_at_stable, self.known.copy()
+        self._held_in_a_row = 0
         return events
 
     def with_config(self, **changes: object) -> None:
