@@ -4,9 +4,10 @@ Someone forgets the photo after a move, or a photo is set aside because a hand w
 board: the next photo then shows the tiles of two (or more) moves.  When the new tiles cannot be
 one move, :func:`scorer.rules.move_splits` finds every way to lay them as the fewest legal moves
 in turn; the players alternate, so each way gives each move to a player.  One way: it is taken.
-Several: the word list chooses where exactly one way forms only words in it (with the letters as
-read); otherwise the players are asked which tiles went in which move (a *split* question), and
-until they answer the first way stands, unconfirmed.
+Several: a photo set aside in between (a hand over the board) chooses where it already showed
+the tiles of exactly one way's first move; else the word list, where exactly one way forms only
+words in it (with the letters as read); otherwise the players are asked which tiles went in
+which move (a *split* question), and until they answer the first way stands, unconfirmed.
 """
 
 from __future__ import annotations
@@ -83,6 +84,13 @@ class SeveralMovesSteps:
         was chosen, and the question asked (None where none was needed)."""
         if len(splits) == 1:
             return splits[0], "the only way the rules allow", None
+        # A photo set aside (a hand over the board) between the two clear ones may already
+        # show the first move's tiles: the ways whose first move holds every tile it showed.
+        seen = [self._laid_meanwhile & {sq for move in s for sq in move} for s in splits]
+        shown = [s for s, tiles in zip(splits, seen, strict=True)
+                 if tiles and tiles <= set(s[0])]
+        if len(shown) == 1:
+            return shown[0], "the photo set aside showed the first move's tiles laid", None
         worded = [s for s in splits if self._all_words_listed(s)]
         if len(worded) == 1:
             return worded[0], "the only way whose words are all in the word list", None
