@@ -18,6 +18,7 @@ from scorer.game import Event, EventKind, Game, GameError, rack_form
 from scorer.rules import words_with_unknown_blanks
 from scorer.squares import Square
 from scorer.tiles import BLANK
+from tracker import in_one_line
 
 if TYPE_CHECKING:
     pass
@@ -91,7 +92,7 @@ class InferenceSteps:
         board = self.game.board
         settled: dict[Square, str] = {}
         maybe_blank: list[Square] = []
-        in_line = len({sq.row for sq in state.read}) == 1 or len({sq.col for sq in state.read}) == 1
+        in_line = in_one_line((sq.row, sq.col) for sq in state.read)
         if self.lexicon is not None and (blanks or unreadable or unsure) and in_line and (
                 len(blanks) + len(unreadable) + len(unsure) <= MOST_SOLVED):
             # First with the unsure letters as read, then with them unknown too.

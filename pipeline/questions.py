@@ -126,6 +126,11 @@ class QuestionSteps:
         log.info("tiles read on %s refused (%s): looked at again in the next photo",
                  self._listed(squares), why)
 
+    def _dropped(self, squares: Sequence[Square]) -> str:
+        """The note for squares of a refused placement that the next photo showed empty."""
+        return (f"{self._listed(squares)}, taken for tiles in the photo before and refused by "
+                "the rules, held none in the next: dropped")
+
     def _listed(self, squares: Sequence[Square], most: int = 8) -> str:
         """Squares named for a note: all of a few, the first of many and how many."""
         named = [self.name(sq) for sq in squares]
@@ -147,8 +152,7 @@ class QuestionSteps:
         gone = [sq for sq in deferred.squares if sq not in now]
         notes = []
         if gone:
-            notes.append(f"{self._listed(gone)}, taken for tiles in the "
-                         "photo before and refused by the rules, held none in the next: dropped")
+            notes.append(self._dropped(gone))
         if not back or move_splits(Board(list(self.game.board.cells)), now):
             return event, [], notes
         # What stayed cannot be part of the moves since: it is the earlier turn, refused.
@@ -187,9 +191,7 @@ class QuestionSteps:
         if self._deferred is not None:
             # Nothing came back of a refused placement: it was not tiles.
             deferred, self._deferred = self._deferred, None
-            state.notes.append(
-                f"{self._listed(deferred.squares)}, taken for tiles in the "
-                "photo before and refused by the rules, held none in the next: dropped")
+            state.notes.append(self._dropped(deferred.squares))
         self._held = ("no_placement", state)
         return self._resume()
 

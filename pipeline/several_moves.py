@@ -70,13 +70,14 @@ class SeveralMovesSteps:
     def _could_be_tiles(self, squares: list[Square]) -> bool:
         """Whether the squares' faces, as read, could all be tiles left to lay: no more faces
         without a letter (blanks, or a hand taken for tiles) than blanks are unseen."""
-        bare = 0
-        for square in squares:
-            entry = self._reads.get(square)
-            letter = entry.guesses[square][0] if entry is not None else ""
-            bare += letter in ("", BLANK)
-        return bare <= self.game.unseen().get(BLANK, 0) and len(squares) <= sum(
-            self.game.unseen().values())
+        bare = sum(self._letter_read(square) in ("", BLANK) for square in squares)
+        unseen = self.game.unseen()
+        return bare <= unseen.get(BLANK, 0) and len(squares) <= sum(unseen.values())
+
+    def _letter_read(self, square: Square) -> str:
+        """The letter read on a square that gained a tile (``""``: none read)."""
+        entry = self._reads.get(square)
+        return entry.guesses[square][0] if entry is not None else ""
 
     def _choose_split(self, splits: list[Split],
                       event: Any) -> tuple[Split | None, str, Question | None]:
@@ -137,9 +138,8 @@ class SeveralMovesSteps:
         for move in split:
             tiles = {}
             for square in move:
-                entry = self._reads.get(square)
-                letter = entry.guesses[square][0] if entry is not None else ""
-                if not letter or letter == "?":
+                letter = self._letter_read(square)
+                if not letter or letter == BLANK:
                     return False
                 tiles[square] = letter
             words = self._words(board, tiles)

@@ -381,6 +381,17 @@ def check_placement(board: Board, placement: Placement, tileset: TileSet) -> Dir
                 tileset.check_letter(tile)
             except TileError as exc:
                 raise IllegalPlay("unknown_letter", f"{square}: {exc}") from None
+    across = _check_lines(cells, seen)
+    if len(tiles) == 1:
+        return placement.direction or Direction.ACROSS
+    return Direction.ACROSS if across else Direction.DOWN
+
+
+def _check_lines(cells: list[str | None], seen: set[int]) -> bool:
+    """Raise :class:`IllegalPlay` unless new tiles on the cells ``seen`` (``row * 15 + col``,
+    empty cells) lie as the rules place them, letters apart: in one line, unbroken, touching the
+    tiles on the board (the first play: covering the centre star, at least two tiles).  True
+    when the line runs across (a single tile's too)."""
     rows = {i // SIZE for i in seen}
     cols = {i % SIZE for i in seen}
     if len(rows) > 1 and len(cols) > 1:
@@ -389,13 +400,10 @@ def check_placement(board: Board, placement: Placement, tileset: TileSet) -> Dir
             "the tiles are not all in one row or one column: "
             + ", ".join(str(Square(*divmod(i, SIZE))) for i in sorted(seen)),
         )
-    if len(tiles) == 1:
-        direction = placement.direction or Direction.ACROSS
-    else:
-        direction = Direction.ACROSS if len(rows) == 1 else Direction.DOWN
+    across = len(rows) == 1
     # The line from the first to the last new tile must be unbroken.
     first, last = min(seen), max(seen)
-    step = 1 if direction is Direction.ACROSS else SIZE
+    step = 1 if across else SIZE
     for i in range(first + step, last, step):
         if i not in seen and cells[i] is None:
             raise IllegalPlay(
@@ -406,11 +414,11 @@ def check_placement(board: Board, placement: Placement, tileset: TileSet) -> Dir
     if not any(cells):
         if CENTRE_ROW * SIZE + CENTRE_COL not in seen:
             raise IllegalPlay("first_play_off_star", "the first play must cover the centre star H8")
-        if len(tiles) < 2:
+        if len(seen) < 2:
             raise IllegalPlay("first_play_one_tile", "the first play must place at least 2 tiles")
     elif not _touches_tiles(cells, seen):
         raise IllegalPlay("not_connected", "the play touches no tile already on the board")
-    return direction
+    return across
 
 
 def _touches_tiles(cells: list[str | None], seen: Iterable[int]) -> bool:
@@ -549,32 +557,15 @@ def move_splits(
 
 
 def _legal_on(cells: list[str | None], squares: tuple[Square, ...]) -> bool:
-    placement = Placement(tuple((sq, "?!") for sq in squares))
+    """Whether new tiles on ``squares`` obey :func:`_check_lines` on the board ``cells``."""
+    seen = {sq.row * SIZE + sq.col for sq in squares}
+    if any(cells[i] is not None for i in seen):
+        return False
     try:
-        _check_squares(cells, placement)
+        _check_lines(cells, seen)
     except IllegalPlay:
         return False
     return True
-
-
-def _check_squares(cells: list[str | None], placement: Placement) -> None:
-    """:func:`check_placement`'s rules that do not depend on letters."""
-    seen = {sq.row * SIZE + sq.col for sq in placement.squares}
-    if any(cells[i] is not None for i in seen):
-        raise IllegalPlay("square_taken", "a square is taken")
-    rows = {i // SIZE for i in seen}
-    cols = {i % SIZE for i in seen}
-    if len(rows) > 1 and len(cols) > 1:
-        raise IllegalPlay("not_in_line", "not in one line")
-    step = 1 if len(rows) == 1 else SIZE
-    for i in range(min(seen) + step, max(seen), step):
-        if i not in seen and cells[i] is None:
-            raise IllegalPlay("gap", "the line is broken")
-    if not any(cells):
-        if CENTRE_ROW * SIZE + CENTRE_COL not in seen or len(seen) < 2:
-            raise IllegalPlay("first_play_off_star", "the first play must cover the star")
-    elif not _touches_tiles(cells, seen):
-        raise IllegalPlay("not_connected", "touches no tile")
 
 
 def _splits(cells: list[str | None], new: tuple[Square, ...], moves: int,
