@@ -309,25 +309,52 @@ HELD_IN_A_ROW = 3
 _STILL_SHIFTS = (-3, 0, 3)
 
 
-def _shift_tolerant_difference(stable: _View, view: _View, expected: np.ndarray) -> np.ndarray:
-    """Per block, the least difference between ``view`` and ``stable``'s image moved by any of
-    :data:`_STILL_SHIFTS` in each direction, with ``expected``'s change of colour and light.
+def _still_differences(stable: _View, view: _View, expected: np.ndarray,
+                       threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per block, how much ``view`` differs from ``stable``'s image moved by
+    :data:`_STILL_SHIFTS` in each direction, with ``expected``'s change of colour and light
+    (``threshold``: the change that counts), two ways:
 
-    On a real game's stills, a board nudged by a few pixels changed the margin's blocks (the
-    board's edge against the table) as much as an arm would; moved back, only the new tiles
-    differ.  A tile, a hand or an arm differs however the view is moved."""
+    - *tolerant*: the least difference under any shift, block by block.  On a real game's
+      stills a board nudged by a few pixels, and the table's grain at the board's edge,
+      changed the margin's blocks as much as an arm would; moved, only the new tiles differ.
+      This is what an obstruction is judged by.
+    - *registered*: the difference under the shift that best fits the blocks around the block
+      (:data:`_SHIFT_WINDOW` a side; none unless one fits clearly better).  A board moves as a
+      whole; one block left free to choose matched a new tile's face to the pink and green of
+      a premium square's edge moved under it (a change of 57 grey levels, 18 at the block's
+      best shift) and lost the tile.  This is what a tile appearing is judged by.
+    """
     gain = expected / np.maximum(stable.blocks, 1.0)
     n = stable.blocks.shape[0]
     h, w = stable.image.shape[:2]
-    least = np.abs(view.blocks - expected).max(axis=2)
+    differences = []
     for dy in _STILL_SHIFTS:
         for dx in _STILL_SHIFTS:
             if dx == dy == 0:
-                continue
-            moved = cv2.warpAffine(stable.image, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h),
-                                   borderMode=cv2.BORDER_REPLICATE)
-            least = np.minimum(least, np.abs(view.blocks - _blocks(moved, n) * gain).max(axis=2))
-    return least
+                moved_blocks = stable.blocks
+            else:
+                moved = cv2.warpAffine(stable.image, np.float32([[1, 0, dx], [0, 1, dy]]),
+                                       (w, h), borderMode=cv2.BORDER_REPLICATE)
+                moved_blocks = _blocks(moved, n)
+            differences.append(np.abs(view.blocks - moved_blocks * gain).max(axis=2))
+    stacked = np.stack(differences)  # (shifts, n, n)
+    # Changed blocks count alike under every shift (clipped), so the unchanged ones around
+    # them choose.
+    capped = np.minimum(stacked, 2.0 * threshold).astype(np.float32)
+    costs = np.stack([cv2.blur(c, (_SHIFT_WINDOW, _SHIFT_WINDOW),
+                               borderType=cv2.BORDER_REFLECT) for c in capped])
+    best = np.argmin(costs, axis=0)
+    unmoved = len(differences) // 2
+    best[costs[unmoved] <= costs.min(axis=0) + _SHIFT_MARGIN] = unmoved
+    registered = np.take_along_axis(stacked, best[None], axis=0)[0]
+    return stacked.min(axis=0), registered
+
+
+#: Blocks a side of the neighbourhood whose fit chooses a block's shift (3.5 squares).
+_SHIFT_WINDOW = 7
+#: Grey levels (a neighbourhood's mean difference) by which a shift must fit better than none.
+_SHIFT_MARGIN = 0.5
 
 
 def _blocks(image: np.ndarray, per_side: int) -> np.ndarray:
@@ -641,7 +668,7 @@ class Tracker:
         relocated = bool(events) and isinstance(events[-1], BoardRelocated)
         if self.stable is None:
             # Nothing to compare with yet: the tiles not known to be there are new.
-            changed = occupied & ~self.known
+            changed = appeared = occupied & ~self.known
             ring_changed = np.zeros((2 * SIZE + 4, 2 * SIZE + 4), bool)
         elif relocated:
             # The views before and after a bump differ in geometry, so pixels are not
@@ -650,20 +677,25 @@ class Tracker:
             was_occupied, _ = self.occupancy.predict(
                 cv2.resize(before, (SIZE * 16, SIZE * 16), interpolation=cv2.INTER_AREA)
             )
-            changed = occupied != was_occupied
+            changed = appeared = occupied != was_occupied
             ring_changed = np.zeros((2 * SIZE + 4, 2 * SIZE + 4), bool)
         else:
             expected = _light_change(self.stable.blocks, view.blocks,
                                      self.config.change_threshold)
             if still:
-                difference = _shift_tolerant_difference(self.stable, view, expected)
+                difference, registered = _still_differences(
+                    self.stable, view, expected, self.config.change_threshold)
             else:
-                difference = np.abs(view.blocks - expected).max(axis=2)  # (34, 34)
+                difference = registered = np.abs(view.blocks - expected).max(axis=2)  # (34, 34)
             inner = difference[2:-2, 2:-2].reshape(SIZE, 2, SIZE, 2).max(axis=(1, 3))
             changed = inner > self.config.change_threshold
+            # A tile appearing where the model sees one is judged by the registered view.
+            appeared = changed | (
+                registered[2:-2, 2:-2].reshape(SIZE, 2, SIZE, 2).max(axis=(1, 3))
+                > self.config.change_threshold)
             ring_changed = difference > self.config.ring_threshold
             ring_changed[2:-2, 2:-2] = False
-        added = occupied & ~self.known & (changed | self._recheck)
+        added = occupied & ~self.known & (appeared | self._recheck)
         removed = ~occupied & self.known & changed
         # Squares examined again (a refused placement's) explain their own change: a tile
         # still there, or what was taken for one gone.
