@@ -351,10 +351,35 @@ def _still_differences(stable: _View, view: _View, expected: np.ndarray,
     return stacked.min(axis=0), registered
 
 
+#: Share of the change threshold by which a square's pixels must change to confirm a tile the
+#: occupancy model sees appear there (in a still).
+_CONFIRMING_SHARE = 0.5
+
 #: Blocks a side of the neighbourhood whose fit chooses a block's shift (3.5 squares).
 _SHIFT_WINDOW = 7
 #: Grey levels (a neighbourhood's mean difference) by which a shift must fit better than none.
 _SHIFT_MARGIN = 0.5
+
+
+def _foreign(change: np.ndarray, unexplained: np.ndarray, arm_blocks: np.ndarray) -> np.ndarray:
+    """The squares of ``change`` (15x15) that belong to something other than tiles: each
+    patch of changed squares (touching, diagonals too) that holds a square no tile explains
+    (``unexplained``), or that reaches the board's edge where an arm crosses the margin
+    (``arm_blocks``: the margin's half-square blocks, 34x34, changed away from any tile).
+
+    A finger resting on the board changes a patch of squares, a few of which look like tiles;
+    the patch as a whole is the finger.  Tiles laid elsewhere stand apart from it.
+
+    >>> change = np.zeros((15, 15), bool); change[0, 0:2] = change[6:11, 0] = True
+    >>> unexplained = np.zeros((15, 15), bool); unexplained[10, 0] = True
+    >>> np.argwhere(_foreign(change, unexplained, np.zeros((34, 34), bool))).tolist()
+    [[6, 0], [7, 0], [8, 0], [9, 0], [10, 0]]
+    """
+    arm = cv2.dilate(arm_blocks.astype(np.uint8), np.ones((5, 5), np.uint8))[2:-2, 2:-2]
+    touches_arm = arm.reshape(SIZE, 2, SIZE, 2).max(axis=(1, 3)) > 0
+    _, labels = cv2.connectedComponents(change.astype(np.uint8), connectivity=8)
+    patches = np.unique(labels[(unexplained | touches_arm) & change])
+    return np.isin(labels, patches[patches > 0])
 
 
 def _blocks(image: np.ndarray, per_side: int) -> np.ndarray:
@@ -690,9 +715,18 @@ class Tracker:
             inner = difference[2:-2, 2:-2].reshape(SIZE, 2, SIZE, 2).max(axis=(1, 3))
             changed = inner > self.config.change_threshold
             # A tile appearing where the model sees one is judged by the registered view.
-            appeared = changed | (
-                registered[2:-2, 2:-2].reshape(SIZE, 2, SIZE, 2).max(axis=(1, 3))
-                > self.config.change_threshold)
+            registered_inner = registered[2:-2, 2:-2].reshape(SIZE, 2, SIZE, 2).max(axis=(1, 3))
+            appeared = changed | (registered_inner > self.config.change_threshold)
+            if still:
+                # A square the model saw empty in the last view and sees a tile on now has
+                # changed by the model's own account; the pixels need only confirm it.  A
+                # tile's face on a premium square of its own brightness (a dim camera, a
+                # pink square) changed its block means by less than the threshold.
+                before = self.stable.image[px:-px, px:-px]
+                was_occupied, _ = self.occupancy.predict(
+                    cv2.resize(before, (SIZE * 16, SIZE * 16), interpolation=cv2.INTER_AREA))
+                appeared |= occupied & ~was_occupied & (
+                    registered_inner > _CONFIRMING_SHARE * self.config.change_threshold)
             ring_changed = difference > self.config.ring_threshold
             ring_changed[2:-2, 2:-2] = False
         added = occupied & ~self.known & (appeared | self._recheck)
@@ -717,7 +751,8 @@ class Tracker:
             # tell it by).
             near_ring[[0, -1], :] = False
             near_ring[:, [0, -1]] = False
-        arm = bool((ring_changed & ~near_ring).any())
+        arm_blocks = ring_changed & ~near_ring
+        arm = bool(arm_blocks.any())
         removal_ok = self._removal_fits(removed)
         obstructed = (
             arm or int(unexplained.sum()) > self.config.max_unexplained or not removal_ok
@@ -772,6 +807,7 @@ class Tracker:
             # squares the change cannot explain are left to the players rather than guessed.
             if not removal_ok:
                 removed = np.zeros_like(removed)
+            added &= ~_foreign(changed | added, unexplained, arm_blocks)
         self._held_still = None
         self._recheck[:] = False
         events.extend(self._decide(time, view, added, removed, still))
