@@ -129,6 +129,23 @@ def test_a_photo_with_an_arm_across_the_board_is_set_aside(photos, record_scores
 
 
 @needs_game
+@pytest.mark.parametrize(("seed", "square"), [(0, (11, 0)), (1, (14, 4))])
+def test_a_last_photo_with_a_finger_on_a_tile_scores_the_move_beside_it(
+        photos, record_scores, seed, square):
+    # The game ends on a photo with a finger resting on a tile at the board's edge: no later
+    # photo can decide it, so the tiles laid apart from the finger's patch count, and the
+    # finger is no tile.  (Both failed while every tile the view saw counted.)
+    from sim.hands import paste_hand
+
+    corners = locate_board(photos[0]).corners
+    fingered, _ = paste_hand(photos[26], corners, 0.0, np.random.default_rng(seed),
+                             finger_on_tile=True, square=square)
+    pipeline, reports = replayed([*photos[:26], fingered])
+    assert pipeline.tracker.counters["held_back"] == 1
+    assert final(pipeline) == record_scores
+
+
+@needs_game
 def test_the_whole_game_is_exact_and_nothing_is_held_back(photos, record_scores):
     pipeline, reports = replayed(photos)
     assert final(pipeline) == record_scores
