@@ -5,8 +5,9 @@ set -e
 cd "$(dirname "$0")"
 
 # The fonts-* packages after fonts-dejavu-core are the typefaces the stock letter classifier
-# learns from (calibration/fonts.py).
-APT_PACKAGES="tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu chromium libgl1 libglib2.0-0 fonts-dejavu-core python3-venv fontconfig fonts-liberation fonts-urw-base35 fonts-freefont-ttf fonts-roboto-unhinted fonts-open-sans fonts-lato fonts-cabin fonts-beteckna fonts-play fonts-b612"
+# learns from (calibration/fonts.py).  postgresql: the database of a club's server (`--db
+# postgresql://...`); the tests start a throwaway cluster of their own with its initdb.
+APT_PACKAGES="tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu chromium libgl1 libglib2.0-0 fonts-dejavu-core python3-venv fontconfig fonts-liberation fonts-urw-base35 fonts-freefont-ttf fonts-roboto-unhinted fonts-open-sans fonts-lato fonts-cabin fonts-beteckna fonts-play fonts-b612 postgresql"
 missing=""
 for pkg in $APT_PACKAGES; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing="$missing $pkg"

@@ -16,9 +16,9 @@ DEMO = Path(__file__).resolve().parents[1] / "tilecam" / "data" / "demo_game.gcg
 
 
 @pytest.fixture
-def client(tmp_path):
+def client(database):
     """A test client of an app with a game store of its own (closed after the test)."""
-    app = create_app({"DATABASE": str(tmp_path / "games.sqlite3"), "TESTING": True})
+    app = create_app({"DATABASE": database, "TESTING": True})
     with app.test_client() as client:
         yield client
     app.extensions["tilecam_store"].close()

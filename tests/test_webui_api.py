@@ -19,8 +19,8 @@ HEADERS = {"X-Game-Pin": PIN}
 
 
 @pytest.fixture
-def app(tmp_path):
-    app = create_app({"DATABASE": str(tmp_path / "games.sqlite3"), "TESTING": True,
+def app(database):
+    app = create_app({"DATABASE": database, "TESTING": True,
                       "SSE_HEARTBEAT": 0.05})
     yield app
     app.extensions["tilecam_store"].close()
@@ -343,8 +343,8 @@ def test_dictionary_and_check_play(client):
     assert state(client, game_id)["log"][-1]["play"]["word"] == "HORN"  # nothing was played
 
 
-def test_uploaded_word_list_is_used_and_survives_a_restart(tmp_path):
-    db = str(tmp_path / "g.sqlite3")
+def test_uploaded_word_list_is_used_and_survives_a_restart(database):
+    db = database
     app = create_app({"DATABASE": db, "TESTING": True})
     client = app.test_client()
     data = {"player1": "Ann", "player2": "Bob", "pin": PIN,
@@ -361,8 +361,8 @@ def test_uploaded_word_list_is_used_and_survives_a_restart(tmp_path):
     assert [w["valid"] for w in words] == [True, False]
 
 
-def test_games_are_rebuilt_from_the_log_after_a_restart(tmp_path):
-    db = str(tmp_path / "g.sqlite3")
+def test_games_are_rebuilt_from_the_log_after_a_restart(database):
+    db = database
     app = create_app({"DATABASE": db, "TESTING": True})
     client = app.test_client()
     game_id = new_game(client)

@@ -15,8 +15,8 @@ HEADERS = {"X-Game-Pin": PIN}
 
 
 @pytest.fixture
-def client(tmp_path):
-    app = create_app({"DATABASE": str(tmp_path / "games.sqlite3"), "TESTING": True})
+def client(database):
+    app = create_app({"DATABASE": database, "TESTING": True})
     yield app.test_client()
     app.extensions["tilecam_store"].close()
 

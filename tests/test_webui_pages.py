@@ -17,8 +17,8 @@ PIN = "2468"
 
 
 @pytest.fixture
-def client(tmp_path):
-    app = create_app({"DATABASE": str(tmp_path / "games.sqlite3"), "TESTING": True})
+def client(database):
+    app = create_app({"DATABASE": database, "TESTING": True})
     yield app.test_client()
     app.extensions["tilecam_store"].close()
 
@@ -51,8 +51,8 @@ def test_index_lists_games_with_links(client):
     assert "14 – 0" in client.get("/").get_data(as_text=True)
 
 
-def test_game_list_shows_scores_after_a_restart_without_replaying(tmp_path):
-    db = str(tmp_path / "g.sqlite3")
+def test_game_list_shows_scores_after_a_restart_without_replaying(database):
+    db = database
     app = create_app({"DATABASE": db, "TESTING": True})
     client = app.test_client()
     game_id = new_game(client)

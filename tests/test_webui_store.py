@@ -19,15 +19,30 @@ PIN = "2468"
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = GameStore(tmp_path / "games.sqlite3")
+def store(database):
+    s = GameStore(database)
     yield s
     s.close()
 
 
-def test_database_is_wal_with_full_sync(store):
-    assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+def raw_execute(database: str, sql: str, params: tuple = ()) -> None:
+    """Change the database behind the store's back, as another program might."""
+    if database.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(database, autocommit=True) as db:
+            db.execute(sql.replace("?", "%s"), params)
+    else:
+        with sqlite3.connect(database) as db:
+            db.execute(sql, params)
+
+
+def test_commits_are_on_disk_before_they_are_acknowledged(store):
+    if store._db.kind == "sqlite":
+        assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    else:
+        assert store._db.execute("SHOW synchronous_commit").fetchone()[0] == "on"
 
 
 def test_python_api_for_the_tracker(store):
@@ -62,13 +77,15 @@ def test_a_failed_commit_leaves_the_game_as_it_was(store, monkeypatch):
     before = store.state(game_id)
     real_execute = store._db.execute
 
+    disk_error = store._db.Error("disk I/O error")
+
     def failing(sql, *args):
         if sql.startswith("INSERT INTO ops"):
-            raise sqlite3.OperationalError("disk I/O error")
+            raise disk_error
         return real_execute(sql, *args)
 
     monkeypatch.setattr(store, "_db", _Proxy(store._db, failing))
-    with pytest.raises(sqlite3.OperationalError):
+    with pytest.raises(store._db.Error):
         store.apply(game_id, {"op": "play", "position": "G6", "word": "FA.M"})
     monkeypatch.undo()
     after = store.state(game_id)
@@ -78,9 +95,9 @@ def test_a_failed_commit_leaves_the_game_as_it_was(store, monkeypatch):
 
 
 class _Proxy:
-    """A sqlite3 connection whose ``execute`` is replaced."""
+    """A database (webui.database.Database) whose ``execute`` is replaced."""
 
-    def __init__(self, db: sqlite3.Connection, execute) -> None:
+    def __init__(self, db, execute) -> None:
         self._db = db
         self.execute = execute
 
@@ -88,18 +105,16 @@ class _Proxy:
         return getattr(self._db, name)
 
 
-def test_a_log_that_no_longer_replays_is_kept_and_reported(tmp_path):
-    path = tmp_path / "games.sqlite3"
-    store = GameStore(path)
+def test_a_log_that_no_longer_replays_is_kept_and_reported(database):
+    store = GameStore(database)
     game_id = store.create_game(["Ann", "Bob"], pin=PIN)
     store.apply(game_id, {"op": "play", "position": "8E", "word": "HORN"})
     store.apply(game_id, {"op": "pass"})
     store.close()
     # A stored action the rules engine refuses (as if an older version had accepted it).
-    with sqlite3.connect(path) as db:
-        db.execute("UPDATE ops SET op = ? WHERE seq = 2",
-                   (json.dumps({"op": "play", "position": "1A", "word": "XI"}),))
-    store = GameStore(path)
+    raw_execute(database, "UPDATE ops SET op = ? WHERE seq = 2",
+                (json.dumps({"op": "play", "position": "1A", "word": "XI"}),))
+    store = GameStore(database)
     state = store.state(game_id)
     assert state["damaged"].startswith("stored action 2 (play 1A XI) no longer replays")
     assert state["players"][0]["score"] == 14  # what replayed is shown

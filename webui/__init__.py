@@ -9,7 +9,8 @@
 Configuration keys (all optional):
 
 ``DATABASE``
-    SQLite file of the games (default ``$XDG_DATA_HOME/tilecam/games.sqlite3``).
+    SQLite file of the games (default ``$XDG_DATA_HOME/tilecam/games.sqlite3``), or the
+    ``postgresql://`` URL of a database that several server processes share.
 ``MAX_CONTENT_LENGTH``
     Largest request body: 2 MB (word lists and GCG files).  Camera frames have their own,
     smaller limit, ``MAX_FRAME_BYTES`` (1 MB).
@@ -49,14 +50,24 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.config.update(config)
     app.extensions[STORE_KEY] = GameStore(app.config["DATABASE"])
 
-    from webui import analysis, api, camera, controls, dictionary, events, scoreboard
+    from webui import analysis, api, camera, club, controls, dictionary, events, scoreboard
 
-    for module in (api, events, scoreboard, controls, dictionary, camera, analysis):
+    for module in (api, events, scoreboard, controls, dictionary, camera, analysis, club):
         app.register_blueprint(module.bp)
 
     @app.errorhandler(StoreError)
     def store_error(exc: StoreError) -> tuple[Response | str, int]:
         return error_response(exc.code, exc.message, exc.status)
+
+    @app.errorhandler(app.extensions[STORE_KEY].database_error)
+    def database_error(exc: Exception) -> tuple[Response | str, int]:
+        # The database went away (PostgreSQL restarting, a disk failing): nothing of this
+        # request was acknowledged, and the next one may work again.  One line in the log,
+        # not a traceback per request of the outage.
+        app.logger.warning("tilecam: database error: %s", str(exc).strip().splitlines()[0]
+                           if str(exc).strip() else type(exc).__name__)
+        return error_response("database_unavailable",
+                              "the games' database cannot be reached just now: try again", 503)
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> tuple[Response | str, int]:

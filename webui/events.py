@@ -8,7 +8,12 @@ shared by every stream.  A comment line goes out every ``SSE_HEARTBEAT`` seconds
 keep the connection open and a vanished client is noticed (its thread ends on the failed write).
 
 Each stream occupies one server thread while it is open, which is why ``tilecam serve`` runs a
-threaded server.
+threaded server (Werkzeug's, or gunicorn's threaded workers with ``--workers``).
+
+Where a change comes from does not matter: in one process the store wakes the streams itself;
+on PostgreSQL, a change stored by another server process is announced by the database
+(LISTEN/NOTIFY), the store replays it onto its own copy of the game and wakes the streams the
+same way (see :meth:`webui.store.GameStore.wait_for_change`).
 """
 
 from __future__ import annotations
@@ -38,7 +43,9 @@ def state_stream(store: GameStore, game_id: str, heartbeat: float,
         if current == seen:
             yield ": keep-alive\n\n"
             continue
-        seen, text = store.state_json(game_id)
+        # Once woken, the store holds the new version already: only the first state needs
+        # to ask a shared database (one query per stream and change would add up).
+        seen, text = store.state_json(game_id, fresh=sent == 0)
         sent += 1
         yield f"id: {seen}\nevent: state\ndata: {text}\n\n"
 

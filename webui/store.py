@@ -1,7 +1,11 @@
-"""Games kept in SQLite as the ordered list of calls that made them.
+"""Games kept in a database (SQLite, or PostgreSQL for a club) as the ordered list of calls
+that made them.
 
-One file, about 1,300 lines, on purpose: every operation, its replay after a restart and the
-schema it is written in must agree, and are changed together.
+One file, about 1,800 lines, on purpose: every operation, its replay after a restart and the
+schema it is written in must agree, and are changed together.  The two databases are reached
+through :mod:`webui.database`, with the same schema and the same SQL.  A club's *event* (many
+tables at once, a director over them) is a few rows beside the games it groups (see
+:meth:`GameStore.create_club_event`).
 
 A game is stored as its settings (players, tile set, rules, word list, clock, hashed PIN) and an
 append-only log of *operations*: each mutating call with its concrete arguments (``play``,
@@ -9,10 +13,16 @@ append-only log of *operations*: each mutating call with its concrete arguments 
 ``answer``, ...).  Every :class:`scorer.game.Game` call is deterministic, so replaying the log
 rebuilds the game exactly; that is how games come back after a restart.
 
-Durability: the database runs in WAL mode with ``synchronous=FULL``, and :meth:`GameStore.apply`
-commits the operation before it returns, so by the time a web request is acknowledged its
-operation is on disk.  An operation is first tried on the live game; only one the game accepts is
-written, and one the game refuses leaves both the game and the log untouched.
+Durability: SQLite runs in WAL mode with ``synchronous=FULL`` (PostgreSQL with
+``synchronous_commit=on``), and :meth:`GameStore.apply` commits the operation before it returns,
+so by the time a web request is acknowledged its operation is on disk.  An operation is first
+tried on the live game; only one the game accepts is written, and one the game refuses leaves
+both the game and the log untouched.
+
+Several processes (the workers of a club's server, on PostgreSQL) may serve the same games.
+Each keeps its own games in memory, so before a game is used, and under a row lock before an
+operation is stored, the operations other processes stored since are replayed onto it; their
+announcements (``NOTIFY``) wake the live-update streams of every process.
 
 Questions are how the camera pipeline asks a person something (which letter a blank stands for,
 whether an odd placement is real).  They are operations too, so they survive restarts and keep
@@ -37,9 +47,9 @@ import math
 import os
 import re
 import secrets
-import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +58,7 @@ from typing import Any
 from scorer.lexicon import Lexicon, LexiconError
 from scorer.squares import PREMIUM_LAYOUT, SIZE, Square
 from scorer.tiles import TileError, TileSet
+from webui.database import ChangeListener, open_database
 from webui.frames import FrameHub
 
 #: Name under which the bundled word list is referred to in a game's settings.
@@ -61,10 +72,15 @@ PIN_ROUNDS = 60_000
 PIN_FAILURES_ALLOWED = 8
 PIN_WINDOW = 60.0
 
+#: Tables of one club event (a club plays 10 to 40 boards at once).
+MAX_TABLES = 60
+
 GAME_ID_RE = re.compile(r"^[a-z0-9]{6,16}$")
 PIN_RE = re.compile(r"^[^\s]{4,32}$")
 NAME_MAX = 40
 
+#: The tables, in SQLite's dialect; PostgreSQL gets the same with its names for the types
+#: (:func:`webui.database.postgres_schema`).
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY,
@@ -86,6 +102,20 @@ CREATE TABLE IF NOT EXISTS lexicons (
     key TEXT PRIMARY KEY,
     name TEXT NOT NULL,
     data BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS club_events (
+    id TEXT PRIMARY KEY,
+    created REAL NOT NULL,
+    name TEXT NOT NULL,
+    pin_salt BLOB NOT NULL,
+    pin_hash BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS club_tables (
+    event_id TEXT NOT NULL REFERENCES club_events(id),
+    number INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    game_id TEXT NOT NULL UNIQUE REFERENCES games(id),
+    PRIMARY KEY (event_id, number)
 );
 CREATE TABLE IF NOT EXISTS calibration (
     game_id TEXT NOT NULL REFERENCES games(id),
@@ -789,36 +819,57 @@ def build_state(live: LiveGame) -> dict[str, Any]:
 # -- the store ---------------------------------------------------------------------------------
 
 
+@dataclass
+class NewGame:
+    """A game set up in memory and what storing it takes (see ``GameStore._new_game``)."""
+
+    live: LiveGame
+    salt: bytes
+    digest: bytes
+    pin_token: bytes
+    op_rows: list[tuple[str, int, float, str]]
+
+
 class GameStore:
     """Every game, on disk and (once opened) in memory; thread-safe.
 
-    ``path`` is a SQLite file (created with its folder) or ``":memory:"``.
+    ``path`` is a SQLite file (created with its folder), ``":memory:"``, or a
+    ``postgresql://`` URL (see :mod:`webui.database`).
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
         self.path = str(path)
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        # FULL: each commit is fsynced before it returns, so an acknowledged operation survives
-        # a crash or power cut (NORMAL in WAL mode may lose the last commits on power loss).
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(SCHEMA)
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(games)")}
-        if "summary" not in columns:  # a database made before the list showed scores
-            self._db.execute("ALTER TABLE games ADD COLUMN summary TEXT")
+        self._db = open_database(self.path)
+        self._db.setup(SCHEMA)
+        # A database made before the list of games showed scores.
+        self._db.add_missing_column("games", "summary", "TEXT")
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
         self._live: dict[str, LiveGame] = {}
         self._lexicons: dict[str, Lexicon] = {}
         self._pin_ok: dict[str, set[bytes]] = {}
         self._pin_failures: dict[tuple[str, str], list[float]] = {}
+        self._club_events: dict[str, dict[str, Any]] = {}
+        #: Hears the operations other processes store (started when a first change is waited
+        #: for: a store nobody watches needs no second connection).
+        self._listener: ChangeListener | None = None
         self.frames = FrameHub()
+
+    @property
+    def database_error(self) -> type[Exception]:
+        """The base class of the errors the database raises (sqlite3's or psycopg's)."""
+        return self._db.Error
+
+    @property
+    def shared(self) -> bool:
+        """Whether other processes may change the games (a PostgreSQL database)."""
+        return self._db.shared
 
     def close(self) -> None:
         with self._lock:
+            if self._listener is not None:
+                self._listener.close()
+                self._listener = None
             self._db.close()
 
     # -- word lists --------------------------------------------------------------------------
@@ -836,7 +887,8 @@ class GameStore:
         key = "sha256-" + hashlib.sha256(raw).hexdigest()[:32]
         with self._lock:
             self._db.execute(
-                "INSERT OR IGNORE INTO lexicons (key, name, data) VALUES (?, ?, ?)",
+                "INSERT INTO lexicons (key, name, data) VALUES (?, ?, ?)"
+                " ON CONFLICT (key) DO NOTHING",
                 (key, name, gzip.compress(raw, 6)),
             )
             self._lexicons[key] = lexicon
@@ -875,6 +927,29 @@ class GameStore:
         """Set up a game and return its id.  ``ops`` (already normalised) are applied and
         stored in the same transaction: an imported game is stored whole or not at all.
         ``gcg_header``: an imported record's header, kept for the GCG export."""
+        new = self._new_game(players, pin=pin, tileset=tileset, rules=rules,
+                             clock_minutes=clock_minutes, lexicon=lexicon, title=title, ops=ops,
+                             gcg_header=gcg_header)
+        with self._lock:
+            with self._db.transaction():
+                self._insert_game(new)
+            self._adopt(new)
+        return new.live.id
+
+    def _new_game(
+        self,
+        players: Sequence[str],
+        *,
+        pin: str,
+        tileset: str,
+        rules: Mapping[str, Any] | None,
+        clock_minutes: int | None,
+        lexicon: str,
+        title: str,
+        ops: Sequence[dict[str, Any]],
+        gcg_header: Mapping[str, Any] | None,
+    ) -> NewGame:
+        """A game checked and set up in memory with its ``ops`` applied, not stored yet."""
         from scorer.game import GameError, Rules
 
         names = [validate_name(p) for p in players]
@@ -900,42 +975,43 @@ class GameStore:
                                 lexicon_name, title[:80],
                                 None if gcg_header is None else dict(gcg_header))
         salt = secrets.token_bytes(16)
-        digest = hash_pin(pin, salt)
         now = time.time()
-        with self._lock:
-            game_id = new_game_id()
+        game_id = new_game_id()
+        try:
+            live = LiveGame(game_id, settings, lex, now)
+        except (GameError, ValueError) as exc:
+            raise StoreError("bad_settings", str(exc)) from None
+        rows = []
+        for op in ops:
             try:
-                live = LiveGame(game_id, settings, lex, now)
-            except (GameError, ValueError) as exc:
-                raise StoreError("bad_settings", str(exc)) from None
-            rows = []
-            for op in ops:
-                try:
-                    live.execute(op, now)
-                except (ValueError, KeyError, NeedsRebuild) as exc:
-                    raise StoreError(
-                        "import_failed", f"action {len(rows) + 1} ({describe_op(op)}): {exc}"
-                    ) from None
-                rows.append((game_id, len(rows) + 1, now, json.dumps(op)))
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.execute(
-                    "INSERT INTO games (id, created, updated, settings, pin_salt, pin_hash,"
-                    " summary) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (game_id, now, now, settings.to_json(), salt, digest, summary_json(live)),
-                )
-                self._db.executemany(
-                    "INSERT INTO ops (game_id, seq, at, op) VALUES (?, ?, ?, ?)", rows
-                )
-                self._db.execute("COMMIT")
-            except sqlite3.Error:
-                self._db.execute("ROLLBACK")
-                raise
-            live.ops = len(rows)
-            live.version = len(rows)
-            self._live[game_id] = live
-            self._pin_ok[game_id] = {_pin_token(pin, salt)}
-        return game_id
+                live.execute(op, now)
+            except (ValueError, KeyError, NeedsRebuild) as exc:
+                raise StoreError(
+                    "import_failed", f"action {len(rows) + 1} ({describe_op(op)}): {exc}"
+                ) from None
+            rows.append((game_id, len(rows) + 1, now, json.dumps(op)))
+        live.ops = len(rows)
+        live.version = len(rows)
+        return NewGame(live, salt, hash_pin(pin, salt), _pin_token(pin, salt), rows)
+
+    def _insert_game(self, new: NewGame) -> None:
+        """Inside a transaction: store a game made by :meth:`_new_game`."""
+        live = new.live
+        self._db.execute(
+            "INSERT INTO games (id, created, updated, settings, pin_salt, pin_hash,"
+            " summary) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (live.id, live.created, live.created, live.settings.to_json(), new.salt,
+             new.digest, summary_json(live)),
+        )
+        if new.op_rows:
+            self._db.executemany(
+                "INSERT INTO ops (game_id, seq, at, op) VALUES (?, ?, ?, ?)", new.op_rows
+            )
+
+    def _adopt(self, new: NewGame) -> None:
+        """Once stored: keep the game in memory, its PIN known to be right."""
+        self._live[new.live.id] = new.live
+        self._pin_ok[new.live.id] = {new.pin_token}
 
     def list_games(self) -> list[dict[str, Any]]:
         """Every stored game, newest first, with players and final or current totals."""
@@ -966,7 +1042,24 @@ class GameStore:
             return row is not None
 
     def live(self, game_id: str) -> LiveGame:
-        """The game in memory, rebuilt from its stored operations on first use."""
+        """The game in memory, rebuilt from its stored operations on first use, with what
+        other processes have stored since (on a shared database)."""
+        with self._lock:
+            live = self._live.get(game_id)
+            if live is None:
+                return self._loaded(game_id)
+            if self._db.shared:
+                try:
+                    live = self._catch_up(live)
+                except self._db.Error:
+                    # The database is away: show the game as this process knows it (every
+                    # change is refused meanwhile, so nothing acts on a stale game).
+                    pass
+            return live
+
+    def _loaded(self, game_id: str) -> LiveGame:
+        """The game in memory as this process last saw it (loaded on first use).  Waiting
+        streams use this: the listener keeps their games up to date, without a query each."""
         with self._lock:
             live = self._live.get(game_id)
             if live is None:
@@ -986,9 +1079,15 @@ class GameStore:
         live = LiveGame(game_id, settings, self.lexicon(settings.lexicon, settings.tileset),
                         row[0])
         live.updated = row[1]
-        for seq, at, text in self._db.execute(
+        self._replay(live, self._db.execute(
             "SELECT seq, at, op FROM ops WHERE game_id = ? ORDER BY seq", (game_id,)
-        ):
+        ).fetchall())
+        return live
+
+    def _replay(self, live: LiveGame, rows: Sequence[tuple[int, float, str]]) -> None:
+        """Apply stored operations to ``live`` in order; one that no longer replays marks the
+        game damaged (see :meth:`_load`)."""
+        for seq, at, text in rows:
             op = json.loads(text)
             try:
                 live.execute(op, at)
@@ -998,17 +1097,38 @@ class GameStore:
                 live.damaged = f"stored action {seq} ({describe_op(op)}) no longer replays: {exc}"
                 break
             live.ops = seq
+            live.updated = max(live.updated, at)
         live.version = live.ops
+
+    def _catch_up(self, live: LiveGame) -> LiveGame:
+        """``live`` with the operations stored after the last one it holds (by another
+        process).  Returns the game now in memory: rebuilt whole if one did not apply on top."""
+        if live.damaged:
+            return live
+        rows = self._db.execute(
+            "SELECT seq, at, op FROM ops WHERE game_id = ? AND seq > ? ORDER BY seq",
+            (live.id, live.ops),
+        ).fetchall()
+        if not rows:
+            return live
+        before = live.ops
+        self._replay(live, rows)
+        if live.damaged or live.ops != before + len(rows):
+            # Replayed on top of this process's game it failed: the whole log decides.
+            live = self._load(live.id)
+            self._live[live.id] = live
+        self._changed.notify_all()
         return live
 
     def state(self, game_id: str) -> dict[str, Any]:
         with self._lock:
             return self.live(game_id).snapshot()
 
-    def state_json(self, game_id: str) -> tuple[int, str]:
-        """The current version and its state as JSON text, read together."""
+    def state_json(self, game_id: str, *, fresh: bool = True) -> tuple[int, str]:
+        """The current version and its state as JSON text, read together.  ``fresh=False``
+        skips asking a shared database for news (a stream just woken by them)."""
         with self._lock:
-            live = self.live(game_id)
+            live = self.live(game_id) if fresh else self._loaded(game_id)
             return live.version, live.snapshot_json()
 
     def version(self, game_id: str) -> int:
@@ -1018,72 +1138,120 @@ class GameStore:
     def wait_for_change(self, game_id: str, seen_version: int, timeout: float) -> int:
         """Block until the game's version differs from ``seen_version`` (or ``timeout``
         seconds pass); returns the current version.  The camera pipeline may use this to
-        learn of answered questions."""
+        learn of answered questions.  On a shared database, changes stored by other processes
+        count too: their announcements wake the waiters."""
         deadline = time.monotonic() + timeout
         with self._changed:
+            if self._db.shared:
+                # Announcements keep the game up to date from now on, and whatever was stored
+                # before the listener heard is replayed when it starts (_resync).
+                self._listen()
             while True:
-                current = self.live(game_id).version
+                current = self._version_if_known(game_id, seen_version)
                 remaining = deadline - time.monotonic()
                 if current != seen_version or remaining <= 0:
                     return current
                 self._changed.wait(remaining)
 
+    def _version_if_known(self, game_id: str, otherwise: int) -> int:
+        """The game's version in memory; ``otherwise`` when it is not in memory and the
+        database cannot be read just now.  A waiting stream then waits on (sending its
+        keep-alives) instead of ending: a browser does not reopen a stream that the server
+        answered with an error."""
+        try:
+            return self._loaded(game_id).version
+        except self._db.Error:
+            return otherwise
+
+    def _listen(self) -> None:
+        """Start hearing other processes' changes, once."""
+        if self._listener is None:
+            self._listener = self._db.listener(weakref.WeakMethod(self._stored_elsewhere),
+                                               weakref.WeakMethod(self._resync))
+
+    def _stored_elsewhere(self, game_id: str, seq: int) -> None:
+        """An announcement: operation ``seq`` of ``game_id`` is stored (maybe by this
+        process, then there is nothing to do).  A database error goes to the listener, which
+        connects again and then calls :meth:`_resync`; the game stays in memory as it was
+        (a failed read changes nothing), so the streams watching it stay open."""
+        with self._lock:
+            live = self._live.get(game_id)
+            if live is not None and seq > live.ops:
+                self._catch_up(live)
+
+    def _resync(self) -> None:
+        """After the listener (re)connected: announcements may have been missed.  A database
+        error goes to the listener, which tries again."""
+        with self._lock:
+            for live in list(self._live.values()):
+                self._catch_up(live)
+            self._changed.notify_all()
+
     def apply(self, game_id: str, op: dict[str, Any]) -> dict[str, Any]:
         """Validate ``op``, apply it to the live game and commit it; returns the result with
         the new ``version``.  Nothing changes when any check fails."""
-        from scorer.game import GameError
 
         with self._lock:
-            live = self.live(game_id)
-            if live.damaged:
-                raise StoreError("damaged", live.damaged, 409)
-            op = normalise_op(op, live)
-            if op["op"] == "place" and "?" in op["tiles"].values():
-                resolved, question = blank_question_for(live, op["tiles"], op.get("rack"))
-                if question is not None:
-                    op = question
-                else:
-                    op = {**op, "tiles": resolved}
-            at = time.time()
+            applied = False
             try:
-                result = live.execute(op, at)
-            except NeedsRebuild as exc:
-                del self._live[game_id]
-                raise exc.error from None
-            except GameError as exc:
-                code = getattr(exc, "code", "refused")
-                message = getattr(exc, "message", str(exc))
-                raise StoreError(code, message, 422) from None
-            except StoreError:
-                raise
-            except (ValueError, KeyError) as exc:
-                # Anything else the rules engine refuses: the call may have changed nothing
-                # (the contract) but rebuilding is cheap and certain.
-                self._live.pop(game_id, None)
-                raise StoreError("refused", str(exc), 422) from None
-            seq = live.ops + 1
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                self._db.execute(
-                    "INSERT INTO ops (game_id, seq, at, op) VALUES (?, ?, ?, ?)",
-                    (game_id, seq, at, json.dumps(op)),
-                )
-                self._db.execute("UPDATE games SET updated = ?, summary = ? WHERE id = ?",
-                                 (at, summary_json(live), game_id))
-                self._db.execute("COMMIT")
-            except sqlite3.Error:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                # The live game holds an operation that is not stored: forget it.
-                self._live.pop(game_id, None)
+                with self._db.transaction():
+                    # No other process stores an operation of this game until the commit, and
+                    # every one stored before is replayed first: sequence numbers never clash.
+                    self._db.lock_game(game_id)
+                    live = self._catch_up(self._loaded(game_id))
+                    applied = True
+                    result = self._apply_to(live, op)
+                    seq = live.ops + 1
+                    self._db.execute(
+                        "INSERT INTO ops (game_id, seq, at, op) VALUES (?, ?, ?, ?)",
+                        (game_id, seq, result["at"], json.dumps(result["op"])),
+                    )
+                    self._db.execute("UPDATE games SET updated = ?, summary = ? WHERE id = ?",
+                                     (result["at"], summary_json(live), game_id))
+                    self._db.announce(game_id, seq)
+            except self._db.Error:
+                if applied:
+                    # The live game may hold an operation that is not stored: forget it.
+                    self._live.pop(game_id, None)
                 raise
             live.ops = seq
-            live.updated = at
+            live.updated = result.pop("at")
             self._bump(live)
-            result = dict(result)
             result["version"] = live.version
-            result["op"] = op
             return result
+
+    def _apply_to(self, live: LiveGame, op: dict[str, Any]) -> dict[str, Any]:
+        """Check ``op`` and apply it to the game in memory; returns what :meth:`apply`
+        reports, with the stored form of the operation (``op``) and its time (``at``)."""
+        from scorer.game import GameError
+
+        if live.damaged:
+            raise StoreError("damaged", live.damaged, 409)
+        op = normalise_op(op, live)
+        if op["op"] == "place" and "?" in op["tiles"].values():
+            resolved, question = blank_question_for(live, op["tiles"], op.get("rack"))
+            if question is not None:
+                op = question
+            else:
+                op = {**op, "tiles": resolved}
+        at = time.time()
+        try:
+            result = live.execute(op, at)
+        except NeedsRebuild as exc:
+            del self._live[live.id]
+            raise exc.error from None
+        except GameError as exc:
+            code = getattr(exc, "code", "refused")
+            message = getattr(exc, "message", str(exc))
+            raise StoreError(code, message, 422) from None
+        except StoreError:
+            raise
+        except (ValueError, KeyError) as exc:
+            # Anything else the rules engine refuses: the call may have changed nothing
+            # (the contract) but rebuilding is cheap and certain.
+            self._live.pop(live.id, None)
+            raise StoreError("refused", str(exc), 422) from None
+        return {**result, "op": op, "at": at}
 
     def _bump(self, live: LiveGame) -> None:
         live.version += 1
@@ -1096,7 +1264,7 @@ class GameStore:
                 {"seq": seq, "at": at, **json.loads(text)}
                 for seq, at, text in self._db.execute(
                     "SELECT seq, at, op FROM ops WHERE game_id = ? ORDER BY seq", (game_id,)
-                )
+                ).fetchall()
             ]
 
     # -- questions (the tracker's API) --------------------------------------------------------
@@ -1128,30 +1296,45 @@ class GameStore:
 
     # -- PIN ---------------------------------------------------------------------------------
 
+    def _refuse_if_guessing(self, key: tuple[str, str]) -> None:
+        """Raise a :class:`StoreError` (429) once ``key`` (what is guessed at, by whom) has
+        had too many wrong PINs lately.  Called with the lock held."""
+        failures = [t for t in self._pin_failures.get(key, []) if
+                    time.monotonic() - t < PIN_WINDOW]
+        self._pin_failures[key] = failures
+        if len(failures) >= PIN_FAILURES_ALLOWED:
+            raise StoreError("too_many_attempts",
+                             "too many wrong PINs: wait a minute and try again", 429)
+
     def check_pin(self, game_id: str, pin: object, client: str = "") -> bool:
         """Whether ``pin`` is the game's PIN.  Too many wrong PINs from one ``client`` (its
         address) raise a :class:`StoreError` with status 429 for a while; counting per client
-        means a guesser locks out only itself, not the scorekeeper."""
+        means a guesser locks out only itself, not the scorekeeper.  (The count is kept by each
+        server process: with several, a guesser gets as many tries per process.)"""
         if not isinstance(pin, str) or not pin or len(pin) > 64:
             return False
         key = (game_id, client)
         with self._lock:
-            failures = [t for t in self._pin_failures.get(key, []) if
-                        time.monotonic() - t < PIN_WINDOW]
-            self._pin_failures[key] = failures
-            if len(failures) >= PIN_FAILURES_ALLOWED:
-                raise StoreError("too_many_attempts",
-                                 "too many wrong PINs: wait a minute and try again", 429)
+            self._refuse_if_guessing(key)
             row = self._db.execute(
                 "SELECT pin_salt, pin_hash FROM games WHERE id = ?", (game_id,)
             ).fetchone()
             if row is None:
                 raise StoreError("no_such_game", f"there is no game {game_id!r}", 404)
-            salt, digest = row
+            salt, digest = bytes(row[0]), bytes(row[1])
             token = _pin_token(pin, salt)
             if token in self._pin_ok.get(game_id, set()):
                 return True
         ok = hmac.compare_digest(hash_pin(pin, salt), digest)
+        if not ok:
+            # The director of the club event the game is played in may change it too.
+            with self._lock:
+                row = self._db.execute(
+                    "SELECT e.pin_salt, e.pin_hash FROM club_tables t JOIN club_events e"
+                    " ON e.id = t.event_id WHERE t.game_id = ?", (game_id,)
+                ).fetchone()
+            if row is not None:
+                ok = hmac.compare_digest(hash_pin(pin, bytes(row[0])), bytes(row[1]))
         with self._lock:
             if ok:
                 self._pin_ok.setdefault(game_id, set()).add(token)
@@ -1168,8 +1351,9 @@ class GameStore:
         with self._lock:
             self.live(game_id)
             self._db.execute(
-                "INSERT OR REPLACE INTO calibration (game_id, kind, at, data, image)"
-                " VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO calibration (game_id, kind, at, data, image)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (game_id, kind) DO UPDATE SET"
+                " at = excluded.at, data = excluded.data, image = excluded.image",
                 (game_id, kind, time.time(), json.dumps(dict(data)), image),
             )
 
@@ -1180,6 +1364,174 @@ class GameStore:
                 "SELECT kind, at, data, image FROM calibration WHERE game_id = ?", (game_id,)
             ).fetchall()
         return {k: {"at": at, "data": json.loads(d), "image": img} for k, at, d, img in rows}
+
+
+    # -- club events: many tables at once, a director over them ------------------------------
+
+    def create_club_event(self, name: str, *, pin: str,
+                          tables: Sequence[Mapping[str, Any]]) -> str:
+        """Set up a club event and a game per table; returns the event's id.  ``pin`` is the
+        director's, which changes any table's game; each table is ``{"players": [...],
+        "pin": the table's PIN, "name": optional, else "Table N"}`` and may carry the
+        settings of :meth:`create_game` (``tileset``, ``rules``, ``clock_minutes``,
+        ``lexicon``).  Everything is stored in one transaction, or nothing."""
+        title = " ".join(str(name).split()) if isinstance(name, str) else ""
+        if not title or len(title) > 80 or not title.isprintable():
+            raise StoreError("bad_name", "an event's name is 1 to 80 printable characters")
+        if not isinstance(pin, str) or not PIN_RE.match(pin):
+            raise StoreError("bad_pin", "the director's PIN must be 4 to 32 characters without"
+                                        " spaces")
+        if not isinstance(tables, Sequence) or not 1 <= len(tables) <= MAX_TABLES:
+            raise StoreError("table_count", f"1 to {MAX_TABLES} tables")
+        games: list[tuple[str, NewGame]] = []
+        for number, table in enumerate(tables, start=1):
+            if not isinstance(table, Mapping):
+                raise StoreError("wrong_type", f"table {number} must be an object")
+            label = table.get("name") or f"Table {number}"
+            if not isinstance(label, str) or len(label) > NAME_MAX or not label.isprintable():
+                raise StoreError("bad_name", f"table {number}: a name of at most {NAME_MAX}"
+                                             " printable characters")
+            players = table.get("players")
+            if not isinstance(players, list):
+                raise StoreError("wrong_type", f"table {number}: players must be a list")
+            try:
+                games.append((" ".join(label.split()), self._new_game(
+                    players, pin=table.get("pin"), tileset=table.get("tileset", "en"),
+                    rules=table.get("rules"), clock_minutes=table.get("clock_minutes"),
+                    lexicon=table.get("lexicon", DEFAULT_LEXICON),
+                    title=f"{title}: {label}", ops=(), gcg_header=None)))
+            except StoreError as exc:
+                raise StoreError(exc.code, f"table {number}: {exc.message}", exc.status) from None
+        salt = secrets.token_bytes(16)
+        digest = hash_pin(pin, salt)
+        event_id = new_game_id()
+        with self._lock:
+            with self._db.transaction():
+                self._db.execute(
+                    "INSERT INTO club_events (id, created, name, pin_salt, pin_hash)"
+                    " VALUES (?, ?, ?, ?, ?)", (event_id, time.time(), title, salt, digest))
+                for number, (label, new) in enumerate(games, start=1):
+                    self._insert_game(new)
+                    self._db.execute(
+                        "INSERT INTO club_tables (event_id, number, name, game_id)"
+                        " VALUES (?, ?, ?, ?)", (event_id, number, label, new.live.id))
+            for _, new in games:
+                self._adopt(new)
+        return event_id
+
+    def club_event(self, event_id: str) -> dict[str, Any]:
+        """``{"id", "name", "created", "tables": [{"number", "name", "game_id"}]}``."""
+        if not isinstance(event_id, str) or not GAME_ID_RE.match(event_id):
+            raise StoreError("no_such_event", f"there is no event {event_id!r}", 404)
+        with self._lock:
+            if event_id in self._club_events:
+                return self._club_events[event_id]
+            row = self._db.execute("SELECT name, created FROM club_events WHERE id = ?",
+                                   (event_id,)).fetchone()
+            if row is None:
+                raise StoreError("no_such_event", f"there is no event {event_id!r}", 404)
+            tables = self._db.execute(
+                "SELECT number, name, game_id FROM club_tables WHERE event_id = ?"
+                " ORDER BY number", (event_id,)).fetchall()
+            # Kept: an event's tables never change once it is set up, and a waiting director's
+            # stream must not need the database to go on waiting.
+            self._club_events[event_id] = {
+                "id": event_id, "name": row[0], "created": row[1],
+                "tables": [{"number": n, "name": name, "game_id": g} for n, name, g in tables]}
+            return self._club_events[event_id]
+
+    def check_director_pin(self, event_id: str, pin: object, client: str = "") -> bool:
+        """Whether ``pin`` is the event director's (wrong ones count as for a game's PIN)."""
+        if not isinstance(pin, str) or not pin or len(pin) > 64:
+            return False
+        key = (f"event:{event_id}", client)
+        with self._lock:
+            self._refuse_if_guessing(key)
+            row = self._db.execute("SELECT pin_salt, pin_hash FROM club_events WHERE id = ?",
+                                   (event_id,)).fetchone()
+        if row is None:
+            raise StoreError("no_such_event", f"there is no event {event_id!r}", 404)
+        ok = hmac.compare_digest(hash_pin(pin, bytes(row[0])), bytes(row[1]))
+        if not ok:
+            with self._lock:
+                self._pin_failures.setdefault(key, []).append(time.monotonic())
+        return ok
+
+    def club_overview(self, event_id: str, *, fresh: bool = True) -> dict[str, Any]:
+        """What the director's page shows: every table's game in brief (board, scores, whose
+        turn, questions waiting, result) and the standings of the games that have ended."""
+        event = self.club_event(event_id)
+        with self._lock:
+            tables = []
+            for table in event["tables"]:
+                live = (self.live if fresh else self._loaded)(table["game_id"])
+                tables.append({**table, **table_brief(live)})
+        return {**event, "tables": tables, "standings": standings(tables),
+                "versions": {t["game_id"]: t["version"] for t in tables}}
+
+    def wait_for_club_change(self, event_id: str, seen: Mapping[str, int],
+                             timeout: float) -> dict[str, int]:
+        """Block until a game of the event has another version than in ``seen`` (game id ->
+        version), or ``timeout`` seconds pass; returns the current versions."""
+        game_ids = [t["game_id"] for t in self.club_event(event_id)["tables"]]
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            if self._db.shared:
+                self._listen()
+            while True:
+                current = {g: self._version_if_known(g, seen.get(g, -1)) for g in game_ids}
+                remaining = deadline - time.monotonic()
+                if current != dict(seen) or remaining <= 0:
+                    return current
+                self._changed.wait(remaining)
+
+
+def table_brief(live: LiveGame) -> dict[str, Any]:
+    """One table's game as the director's page shows it."""
+    game = live.game
+    cells = game.board.cells
+    over = bool(game.over)
+    last = game.last_play()
+    return {
+        "version": live.version,
+        "players": [{"name": name, "score": score}
+                    for name, score in zip(game.players, game.scores, strict=True)],
+        "turn": None if over else game.turn,
+        "over": over,
+        "winners": list(game.winner()) if over else [],
+        "board": ["".join(t or "." for t in cells[r * SIZE:(r + 1) * SIZE])
+                  for r in range(SIZE)],
+        "last_squares": ([sq.name for sq in last.play.placement.squares]
+                         if last and last.play else []),
+        "questions": [q.kind for q in live.questions if q.open],
+        "moves": len(game.events),
+        "damaged": live.damaged,
+    }
+
+
+def standings(tables: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Wins (a shared first place counts half) and spread (points over the best opponent)
+    per player over the games that have ended, best first.
+
+    >>> ended = {"over": True, "winners": [0], "players": [
+    ...     {"name": "Ann", "score": 400}, {"name": "Bob", "score": 350}]}
+    >>> [(r["player"], r["played"], r["wins"], r["spread"]) for r in standings([ended])]
+    [('Ann', 1, 1.0, 50), ('Bob', 1, 0.0, -50)]
+    """
+    rows: dict[str, dict[str, Any]] = {}
+    for table in tables:
+        if not table["over"]:
+            continue
+        players = table["players"]
+        winners = table["winners"]
+        for index, player in enumerate(players):
+            best_other = max(p["score"] for i, p in enumerate(players) if i != index)
+            row = rows.setdefault(player["name"], {"player": player["name"], "played": 0,
+                                                   "wins": 0.0, "spread": 0})
+            row["played"] += 1
+            row["wins"] += 1.0 / len(winners) if index in winners else 0.0
+            row["spread"] += player["score"] - best_other
+    return sorted(rows.values(), key=lambda r: (-r["wins"], -r["spread"], r["player"]))
 
 
 def summary_json(live: LiveGame) -> str:

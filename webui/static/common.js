@@ -73,8 +73,11 @@ function connectLive(gameId, onState) {
     onState(JSON.parse(event.data));
   });
   source.addEventListener("error", () => {
-    // EventSource reconnects by itself; the dot says the screen may be behind meanwhile.
+    // EventSource reconnects by itself after a dropped connection; the dot says the screen
+    // may be behind meanwhile.  It gives up for good when the server answers with an error
+    // (its database restarting): then a new stream is opened.
     if (dot) { dot.classList.remove("live"); dot.classList.add("down"); }
+    if (source.readyState === EventSource.CLOSED) setTimeout(() => connectLive(gameId, onState), 3000);
   });
   window.tilecamSource = source;
   return source;
