@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.medians import median, percentile
+from vision.medians import median, medians_where, percentile
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -63,3 +63,17 @@ def test_neither_imports_numpy_ma():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_medians_where_is_numpys_median_of_each_selection():
+    rng = np.random.default_rng(13)
+    for _ in range(200):
+        rows, count = rng.integers(1, 12), rng.integers(1, 40)
+        values = rng.normal(0, 100, (rows, count, 3)).astype(np.float32)
+        if rng.random() < 0.3:
+            values = np.round(values / 40) * 40  # ties
+        where = rng.random((rows, count)) < rng.random()
+        where[:, 0] |= ~where.any(axis=1)
+        ours = medians_where(values, where)
+        numpys = np.stack([np.median(v[w], axis=0) for v, w in zip(values, where, strict=True)])
+        assert _same(ours, numpys)

@@ -63,6 +63,24 @@ def test_samples_are_loaded_in_the_order_the_classifier_keeps_them(one_font, tmp
     assert np.array_equal(StockSamples.load(packed).features, samples.features)
 
 
+def test_samples_of_some_letters_are_read_alone(one_font, tmp_path):
+    """Loaded for a tile set's letters, the samples are those of the whole file that are of
+    these letters, bytes and order, from an uncompressed file or a compressed one."""
+    path, _ = one_font
+    whole = StockSamples.load(path)
+    packed = tmp_path / "packed.npz"
+    with np.load(path) as data:
+        np.savez_compressed(packed, **{k: data[k] for k in data.files})
+    for letters in (set(TileSet.named("en").letters), GERMAN, {"Q"}, {"Ä", "Z"}, {"%"}):
+        keep = np.isin(whole.labels, np.array(sorted(letters), dtype=str))
+        for source in (path, packed):
+            some = StockSamples.load(source, frozenset(letters))
+            assert np.array_equal(some.features, whole.features[keep])
+            assert np.array_equal(some.labels, whole.labels[keep])
+            assert np.array_equal(some.blurs, whole.blurs[keep])
+            assert np.array_equal(some.font_of, whole.font_of[keep])
+
+
 def test_stock_classifier_reads_a_font_it_never_saw():
     """The stock samples read the renderer's own DejaVu tiles, a typeface never learnt (with
     one typeface's samples alone, Liberation Sans, the J of JOKES was read as I)."""

@@ -12,7 +12,7 @@ import numpy as np
 
 from vision.glyphs import BLANK, Glyph, crop_margin_px
 from vision.letters import LetterGuess
-from vision.medians import median, percentile
+from vision.medians import median, medians_where, percentile
 from vision.rectified import (
     PREMIUM_KINDS,
     SQUARE_PX,
@@ -65,6 +65,20 @@ def _middles(image: np.ndarray, squares: list[tuple[int, int]], square_px: int) 
     return out.astype(np.float32) @ _OPPONENT
 
 
+#: Each square's premium type as a number (comparing numbers rather than strings).
+_KINDS = sorted(set(PREMIUM_KINDS.ravel().tolist()))
+_KIND_CODES = np.array([[_KINDS.index(kind) for kind in row] for row in PREMIUM_KINDS.tolist()])
+
+
+def _distance(colours: np.ndarray, to: np.ndarray) -> np.ndarray:
+    """``np.linalg.norm(colours - to, axis=-1)`` of opponent colours (three channels), the
+    same to the last bit (its squares summed in the same order), without NumPy's reduction
+    over an axis of three (six times as long)."""
+    difference = colours - to
+    lightness, red_green, yellow_blue = difference[..., 0], difference[..., 1], difference[..., 2]
+    return np.sqrt(lightness * lightness + red_green * red_green + yellow_blue * yellow_blue)
+
+
 def _nearest(squares: list[tuple[int, int]], pool: np.ndarray, count: int) -> np.ndarray:
     """Indices (N, count) of the ``count`` squares of ``pool`` (M, 2) nearest each square."""
     distance = np.abs(np.asarray(squares)[:, None, :] - pool[None, :, :]).sum(axis=2)
@@ -92,15 +106,16 @@ def face_likeness(
     faces = _middles(upright, lettered, square_px)
     # A lettered tile's face is its brighter part (the letter is darker).
     light = faces[..., 0] >= percentile(faces[..., 0], 60, axis=1)
-    face_colour = np.stack([median(f[m], axis=0) for f, m in zip(faces, light, strict=True)])
+    face_colour = medians_where(faces, light)
     empty = np.argwhere(~occupied)
     if len(empty) == 0:
         return ones, ones
     bare_array = np.asarray(bare)
     # The three nearest empty squares of each bare square's premium type.
-    distance = np.abs(bare_array[:, None, :] - empty[None, :, :]).sum(axis=2).astype(np.float64)
-    kinds = PREMIUM_KINDS
-    same_kind = kinds[tuple(bare_array.T)][:, None] == kinds[tuple(empty.T)][None, :]
+    distance = (np.abs(bare_array[:, None, 0] - empty[None, :, 0])
+                + np.abs(bare_array[:, None, 1] - empty[None, :, 1])).astype(np.float64)
+    same_kind = (_KIND_CODES[tuple(bare_array.T)][:, None]
+                 == _KIND_CODES[tuple(empty.T)][None, :])
     distance[~same_kind] = np.inf
     around = np.argsort(distance, axis=1, kind="stable")[:, :3]
     referenced = np.isfinite(np.take_along_axis(distance, around, axis=1))
@@ -124,8 +139,8 @@ def face_likeness(
         empty_reference[i] = median(empty_colour[around[i][referenced[i]]], axis=0)
     face = median(face_colour[_nearest(bare, np.asarray(lettered), 3)], axis=1)
     pixels = _middles(upright, bare, square_px)
-    to_face = np.linalg.norm(pixels - face[:, None, :], axis=2)
-    to_empty = np.linalg.norm(pixels - empty_reference[:, None, :], axis=2)
+    to_face = _distance(pixels, face[:, None, :])
+    to_empty = _distance(pixels, empty_reference[:, None, :])
     closer = np.where(known, np.mean(to_face < to_empty, axis=1), 1.0)
     match = np.where(known, np.mean(to_face < FACE_MATCH, axis=1), 1.0)
     # Glare makes an empty square as light as a face, pixel by pixel nearer to the face than
@@ -178,19 +193,26 @@ def glare_tinted(
     ``upright`` is the rectified grid with crop margin, turned upright.
     """
     unlettered = ~taken_squares(lettered)
-    colours: dict[tuple[int, int], np.ndarray] = {}
     references = np.zeros((len(bare), 3), np.float32)
     known = np.zeros(len(bare), bool)
+    # Each type's unlettered squares and their colours, measured once for all the bare
+    # squares of that type (a square's median colour is its own whichever squares are
+    # measured with it, and a median does not depend on the order of its values).
+    of_kind: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for i, square in enumerate(bare):
-        same_kind = unlettered & (PREMIUM_KINDS == PREMIUM_KINDS[square])
-        others = [(int(r), int(c)) for r, c in np.argwhere(same_kind) if (r, c) != square]
-        if len(others) < 3:
+        kind = str(PREMIUM_KINDS[square])
+        if kind not in of_kind:
+            same_kind = np.argwhere(unlettered & (PREMIUM_KINDS == kind))
+            colours = np.zeros((len(same_kind), 3), np.float32)
+            if len(same_kind) >= 3:
+                colours = median(_middles(upright, [(int(r), int(c)) for r, c in same_kind],
+                                          square_px), axis=1)
+            of_kind[kind] = same_kind, colours
+        same_kind, colours = of_kind[kind]
+        others = (same_kind[:, 0] != square[0]) | (same_kind[:, 1] != square[1])
+        if others.sum() < 3:
             continue
-        unseen = [sq for sq in others if sq not in colours]
-        if unseen:
-            colours.update(zip(unseen, median(_middles(upright, unseen, square_px), axis=1),
-                               strict=True))
-        references[i] = median(np.stack([colours[sq] for sq in others]), axis=0)
+        references[i] = median(colours[others], axis=0)
         known[i] = True
     if not known.any():
         return known

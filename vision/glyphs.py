@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -200,6 +201,45 @@ def _closing_kernel(square_px: int) -> np.ndarray:
     return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
 
 
+@lru_cache(maxsize=8)
+def _kernel_rectangles(square_px: int) -> tuple[tuple[np.ndarray, tuple[int, int]], ...]:
+    """The closing kernel (:func:`_closing_kernel`) as rectangles, each with its anchor,
+    whose union it is: one for each width its rows take, spanning the rows at least that wide
+    (the kernel itself where it is no such union)."""
+    kernel = _closing_kernel(square_px)
+    centre = (kernel.shape[1] // 2, kernel.shape[0] // 2)
+    widths = kernel.sum(axis=1)
+    union = np.zeros_like(kernel)
+    rectangles = []
+    for width in sorted(set(widths[widths > 0].tolist())):
+        rows = np.flatnonzero(widths >= width)
+        left = int(np.flatnonzero(kernel[int(np.flatnonzero(widths == width)[0])])[0])
+        top, height = int(rows[0]), int(rows[-1] - rows[0] + 1)
+        union[top : top + height, left : left + int(width)] = 1
+        rectangles.append((np.ones((height, int(width)), np.uint8),
+                           (centre[0] - left, centre[1] - top)))
+    if not np.array_equal(union, kernel):
+        return ((kernel, centre),)
+    return tuple(rectangles)
+
+
+def _closed(image: np.ndarray, square_px: int) -> np.ndarray:
+    """``cv2.morphologyEx(image, cv2.MORPH_CLOSE, _closing_kernel(square_px))`` of a uint8
+    image, the same to the last pixel: dilated by the kernel's rectangles (the largest of
+    their dilations), then eroded by them (the least of their erosions).  OpenCV's morphology
+    runs along rows and columns apart for a rectangle, not for the ellipse: in half the time."""
+    rectangles = _kernel_rectangles(square_px)
+    kernel, anchor = rectangles[0]
+    dilated = cv2.dilate(image, kernel, anchor=anchor)
+    for kernel, anchor in rectangles[1:]:
+        np.maximum(dilated, cv2.dilate(image, kernel, anchor=anchor), out=dilated)
+    kernel, anchor = rectangles[0]
+    closed = cv2.erode(dilated, kernel, anchor=anchor)
+    for kernel, anchor in rectangles[1:]:
+        np.minimum(closed, cv2.erode(dilated, kernel, anchor=anchor), out=closed)
+    return closed
+
+
 class GlyphFinder:
     """Finds the glyph on many tiles of one rectified image at once.
 
@@ -224,11 +264,16 @@ class GlyphFinder:
         #: letters) join its glyph; without such tiles in the set, joining only picks up noise.
         self.joined = joined
         grey = _grey(rectified)
-        background = cv2.morphologyEx(grey, cv2.MORPH_CLOSE, _closing_kernel(self.square_px))
+        background = _closed(grey, self.square_px)
         self.grey = grey
-        # 1 - grey / background, in 1/255 steps (uint8 keeps the crops cheap).
-        contrast = 255.0 - 255.0 * grey.astype(np.float32) / np.maximum(background, 1)
-        self.contrast = np.clip(contrast, 0, 255).astype(np.uint8)
+        # 1 - grey / background, in 1/255 steps (uint8 keeps the crops cheap); computed in
+        # place, step by step as 255 - 255 * grey / max(background, 1) rounds in float32.
+        contrast = grey.astype(np.float32)
+        contrast *= 255.0
+        contrast /= np.maximum(background, 1)
+        np.subtract(255.0, contrast, out=contrast)
+        np.clip(contrast, 0, 255, out=contrast)
+        self.contrast = contrast.astype(np.uint8)
 
     def glyphs(
         self, squares: Sequence[tuple[int, int]], quarter_turns: int = 0,
@@ -254,60 +299,78 @@ class GlyphFinder:
         if gains is not None:
             gain = np.asarray(gains, np.float32).reshape(-1, 1, 1)
             contrast_crops = np.clip(contrast_crops * gain, 0, 255).astype(np.uint8)
-        # The square's own middle (a tile may sit a third of a square off it): its brightest
-        # part is the face, its darkest contrast the glyph's.
-        lo, hi = m + int(0.15 * s), m + s - int(0.15 * s)
-        middle_grey = grey_crops[:, lo:hi, lo:hi].reshape(len(squares), -1)
-        count = middle_grey.shape[1]
-        face_level = np.partition(middle_grey, int(0.8 * count), axis=1)[:, int(0.8 * count)]
+        # The darkest contrast in the square's own middle (a tile may sit a third of a square
+        # off it) is the glyph's.
         peak = _ink_peak(contrast_crops, s, m).astype(np.float32) / 255.0
         visible = peak >= MIN_GLYPH_CONTRAST
         if not visible.any():
             # No ink in any square's middle: no glyph anywhere (squares taken for empty, looked
             # at again for a missed tile, are mostly so).
             return [None] * len(squares)
+        if visible.all():
+            return self._glyphs_of_crops(grey_crops, contrast_crops, peak)
+        # A square with no ink in its middle has no glyph, and every step below works on each
+        # crop alone (the mosaics keep the crops apart): only the others are looked at, with
+        # the same results (of the empty squares looked at for a missed tile, most are bare).
+        shown = np.flatnonzero(visible)
+        picked = self._glyphs_of_crops(grey_crops[shown], contrast_crops[shown], peak[shown])
+        found: list[Glyph | None] = [None] * len(squares)
+        for i, glyph in zip(shown.tolist(), picked, strict=True):
+            found[i] = glyph
+        return found
+
+    def _glyphs_of_crops(self, grey_crops: np.ndarray, contrast_crops: np.ndarray,
+                         peak: np.ndarray) -> list[Glyph | None]:
+        """The glyphs in crops (N, side, side) of grey and contrast whose middles show ink:
+        their peak contrast (0..1) is at least :data:`MIN_GLYPH_CONTRAST`."""
+        s, m = self.square_px, self.margin
+        n, side = grey_crops.shape[:2]
+        # The brightest part of the square's own middle is the face.
+        lo, hi = m + int(0.15 * s), m + s - int(0.15 * s)
+        middle_grey = grey_crops[:, lo:hi, lo:hi].reshape(n, -1)
+        count = middle_grey.shape[1]
+        face_level = np.partition(middle_grey, int(0.8 * count), axis=1)[:, int(0.8 * count)]
         face = grey_crops >= (FACE_LEVEL * face_level.astype(np.float32))[:, None, None]
         pad = _closing_kernel(s).shape[0]
         face_mosaic, layout = _mosaic(face.astype(np.uint8), pad)
         # The face with its glyph filled in (the glyph is a hole in the face, or, where the
         # face around it is broken, a gap that a closing bridges); well inside it is where ink
         # may lie.
-        region = cv2.morphologyEx(face_mosaic, cv2.MORPH_CLOSE, _closing_kernel(s))
+        region = _closed(face_mosaic, s)
         region |= _holes(face_mosaic)
         inner = cv2.erode(region, np.ones((5, 5), np.uint8))
-        inner_stack = _unmosaic(inner, layout, len(squares), side)
-        found = self._pick(contrast_crops, inner_stack, peak, visible, WEAK_LEVEL)
+        inner_stack = _unmosaic(inner, layout, n, side)
+        found = self._pick(contrast_crops, inner_stack, peak, WEAK_LEVEL)
         # Where a blur ran the weaker ink of a letter into the tile's edge (too large, or off
         # the face), the letter's ink at the old, stricter level stands alone.
-        again = [i for i, glyph in enumerate(found) if glyph is None and visible[i]]
+        again = [i for i, glyph in enumerate(found) if glyph is None]
         if again:
             retried = self._pick(contrast_crops[again], inner_stack[again], peak[again],
-                                 visible[again], FALLBACK_WEAK_LEVEL)
+                                 FALLBACK_WEAK_LEVEL)
             for i, glyph in zip(again, retried, strict=True):
                 found[i] = glyph
         return found
 
     def _pick(self, contrast_crops: np.ndarray, inner_stack: np.ndarray, peak: np.ndarray,
-              visible: np.ndarray, weak_share: float) -> list[Glyph | None]:
-        """The glyphs in crops (N, side, side) of contrast, with where ink may lie in each
-        (``inner_stack``), their peak contrast (0..1) and whether any ink shows at all, the
-        weaker ink taken down to ``weak_share`` of the peak."""
+              weak_share: float) -> list[Glyph | None]:
+        """The glyphs in crops (N, side, side) of contrast that show ink, with where ink may
+        lie in each (``inner_stack``) and their peak contrast (0..1), the weaker ink taken down
+        to ``weak_share`` of the peak."""
         s = self.square_px
         n, side = contrast_crops.shape[:2]
         # Hysteresis: a glyph is the ink connected to its strongest strokes, down to a lower
         # level, so that thin strokes (serifs, a blurred crossbar) stay joined to thick ones.
         strong_level = np.maximum(MIN_INK_CONTRAST, EDGE_LEVEL * peak) * 255.0
         weak_level = np.maximum(MIN_INK_CONTRAST, weak_share * peak) * 255.0
-        shown = visible[:, None, None]
-        strong = (contrast_crops > strong_level[:, None, None]) & shown
-        ink = (contrast_crops > weak_level[:, None, None]) & shown
+        strong = contrast_crops > strong_level[:, None, None]
+        ink = contrast_crops > weak_level[:, None, None]
         # Components only need the crops one pixel apart: a tight mosaic labels faster.
         inner_mosaic, tight = _mosaic(inner_stack, 1)
         ink_mosaic, _ = _mosaic(ink.view(np.uint8), 1)
         strong_mosaic, _ = _mosaic(strong.view(np.uint8), 1)
         # Faint ink, only where ink may lie: what a blur left of thin strokes.
         faint_level = np.maximum(MIN_FAINT_CONTRAST, FAINT_LEVEL * peak) * 255.0
-        faint = (contrast_crops > faint_level[:, None, None]) & shown & (inner_stack > 0)
+        faint = (contrast_crops > faint_level[:, None, None]) & (inner_stack > 0)
         faint_mosaic, _ = _mosaic(faint.view(np.uint8), 1)
         contrast_mosaic, _ = _mosaic(contrast_crops, 1)
         reader_level = (np.maximum(MIN_INK_CONTRAST, READER_INK_LEVEL * peak) * 255.0
@@ -461,10 +524,13 @@ def _mosaic(stack: np.ndarray, pad: int) -> tuple[np.ndarray, _Layout]:
     rows = -(-n // columns)
     pitch = side + pad
     mosaic = np.zeros((rows * pitch + pad, columns * pitch + pad), stack.dtype)
-    padded = np.zeros((rows * columns, side, side), stack.dtype)
-    padded[:n] = stack
     view = mosaic[pad:, pad:].reshape(rows, pitch, columns, pitch)[:, :side, :, :side]
-    view[...] = padded.reshape(rows, columns, side, side).transpose(0, 2, 1, 3)
+    # The full rows of crops at once, then the last row's (copied straight in, not through a
+    # padded stack).
+    full = n // columns
+    view[:full] = stack[: full * columns].reshape(full, columns, side, side).transpose(0, 2, 1, 3)
+    if full < rows:
+        view[full, :, : n - full * columns] = stack[full * columns :].transpose(1, 0, 2)
     return mosaic, _Layout(columns, pitch, pad)
 
 
@@ -694,6 +760,8 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
         total = np.zeros(2)
         weight = 0.0
         digit_ink = list(digit_boxes)
+        # The faint ink the letter's components lie in, found at the first digit asked about.
+        letter_faint: set[int] | None = None
         for bx0, by0, bx1, by1 in digit_boxes:
             size = float((bx1 - bx0) * (by1 - by0))
             total += (np.array([(bx0 + bx1) / 2, (by0 + by1) / 2]) - centre) / s * size
@@ -712,7 +780,9 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
                 continue
             # Joined to the letter by its faint ink: a stroke of the letter that a blur across
             # it left weaker than the rest (an L's foot, an E's arm), not the digit.
-            if faint_of([k]) & faint_of(keep):
+            if letter_faint is None:
+                letter_faint = faint_of(keep)
+            if faint_of([k]) & letter_faint:
                 continue
             total += offset * area_of[k]
             weight += area_of[k]

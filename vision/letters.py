@@ -385,10 +385,16 @@ class LetterClassifier:
     def _per_class(self, glyphs: np.ndarray) -> np.ndarray:
         """Similarity (N, letters) of each glyph to each letter's nearest sample, among the
         blurs the glyphs match (-2 for a letter with no sample there)."""
-        sims = self.similarities(glyphs)
         # Best sample per (blur, letter): a letter seen once must win against a letter seen
         # fifty times when its one sample is the closest.
-        runs = np.maximum.reduceat(sims, self._run_starts, axis=1)
+        if self._boxed.any():
+            runs = np.maximum.reduceat(self.similarities(glyphs), self._run_starts, axis=1)
+        else:
+            # The stretch is monotonic: the largest cosine of each run, stretched, is the
+            # largest similarity, to the last bit (a pass over every glyph and sample spared).
+            glyphs = np.asarray(glyphs, np.float32).reshape(-1, GLYPH_PX, GLYPH_PX)
+            runs = _stretch(np.maximum.reduceat(features(glyphs) @ self._features.T,
+                                                self._run_starts, axis=1))
         table = np.full((len(glyphs), len(self._blurs), len(self._classes)), -2.0, np.float32)
         table[:, self._run_blur, self._run_class] = runs
         allowed = self._blurs_allowed(table.max(axis=2))

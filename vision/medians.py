@@ -4,8 +4,9 @@ of :mod:`numpy.ma`.
 ``np.median`` of a float array checks its result for NaN through ``np.ma.isMaskedArray``, and
 ``np.percentile`` (like ``np.unique`` without its extra outputs) asks ``np.ma.is_masked``: the
 first such call in a process imports :mod:`numpy.ma`, 8-11 ms, as much as a tenth of a cold
-board read's own work.  These functions take the same steps as NumPy's (a partition at the
-same positions, the same mean or interpolation), so their results are NumPy's to the last bit;
+board read's own work.  These functions find the same values at the same positions as NumPy's
+partition (by a sort, which NumPy vectorises and is faster) and take the same mean or
+interpolation, so their results are NumPy's to the last bit;
 an array holding NaN is handed to NumPy itself, for its answer and warning.
 
 >>> values = np.array([3.0, 1.0, 4.0, 1.5], np.float32)
@@ -37,8 +38,9 @@ def median(values: np.ndarray, axis: int | None = None) -> np.ndarray:
     axis = axis % a.ndim
     size = a.shape[axis]
     half = size // 2
-    kth = [half - 1, half, -1] if size % 2 == 0 else [(size - 1) // 2, -1]
-    part = np.partition(a, kth, axis=axis)
+    # Sorted whole: NumPy's vectorised sort is several times faster than a partition at the
+    # middle and the end (the same values land there, and NaN last).
+    part = np.sort(a, axis=axis)
     if np.isnan(part.take(-1, axis=axis)).any():  # NaN sorts last
         return np.median(a, axis=axis)
     indexer = [slice(None)] * part.ndim
@@ -62,7 +64,7 @@ def percentile(values: np.ndarray, q: float, axis: int) -> np.ndarray:
     below = int(np.floor(virtual))
     if not 0 <= below < count - 1:  # the first or last value: NumPy's own handling
         return np.percentile(a, q, axis=axis, keepdims=True)
-    part = np.partition(np.moveaxis(a, axis, 0), [0, below, below + 1, count - 1], axis=0)
+    part = np.sort(np.moveaxis(a, axis, 0), axis=0)  # as in median: faster than a partition
     if np.isnan(part[-1]).any():
         return np.percentile(a, q, axis=axis, keepdims=True)
     previous, following = part[below], part[below + 1]
@@ -76,3 +78,25 @@ def percentile(values: np.ndarray, q: float, axis: int) -> np.ndarray:
     np.subtract(following, difference * (1 - gamma), out=result, where=gamma >= 0.5,
                 casting="unsafe", dtype=type(result.dtype))
     return np.expand_dims(result, axis)
+
+
+def medians_where(values: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """For each row of ``values`` (N, P, C), the median over its P entries that ``where``
+    (N, P) selects (at least one per row), channel by channel: (N, C), the same to the last
+    bit as ``np.stack([np.median(v[w], axis=0) for v, w in zip(values, where)])`` for finite
+    values (the middle one of each sorted selection, or the mean of the middle two).
+
+    >>> values = np.array([[[1.0], [5.0], [2.0], [9.0]], [[4.0], [3.0], [7.0], [6.0]]],
+    ...                   np.float32)
+    >>> where = np.array([[True, True, True, False], [True, True, False, True]])
+    >>> medians_where(values, where).ravel().tolist()
+    [2.0, 4.0]
+    """
+    counts = where.sum(axis=1)
+    # The unselected entries sort last, each row's selection first and in order.
+    ordered = np.sort(np.where(where[..., None], values, np.inf), axis=1)
+    rows = np.arange(len(values))
+    upper = ordered[rows, counts // 2]
+    lower = ordered[rows, np.maximum(counts // 2 - 1, 0)]
+    # NumPy's median of an even count: the mean of the middle two, summed in the values' type.
+    return np.where((counts % 2 == 0)[:, None], (lower + upper) / 2, upper).astype(values.dtype)

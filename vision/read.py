@@ -248,8 +248,11 @@ def read_board(
     # The profile's orientation belongs to its camera position: a photo taken from elsewhere
     # may show the board turned any way.
     fixed_camera = corners is not None
+    # The grey picture that the search for the grid makes serves the deblurring too.
+    grey: np.ndarray | None = None
     if corners is None:
-        corners = locate_board(image, quality=False).corners
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        corners = locate_board(image, quality=False, grey=grey).corners
     corners = np.asarray(corners, np.float32)
     rectified = rectify_with_margin(image, corners)
     # The profile's occupancy model learnt the colours of its own camera, light and white
@@ -264,7 +267,7 @@ def read_board(
     tesseract = TesseractReader(tiles)
     # Letters are read from the photo with its blur undone (occupancy and the faces' colours
     # keep the photo as taken); a sharp photo is left as it is.
-    deblurred = deblurred_for_letters(image, corners, SQUARE_PX)
+    deblurred = deblurred_for_letters(image if grey is None else grey, corners, SQUARE_PX)
     letters_image = rectified if deblurred is None else rectify_with_margin(
         deblurred.grey, deblurred.corners)
     finder = GlyphFinder(letters_image, SQUARE_PX, joined=turn_sensitive(tiles))

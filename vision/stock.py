@@ -20,12 +20,14 @@ goes to Tesseract, as before.
 from __future__ import annotations
 
 import logging
+import math
 import struct
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -77,8 +79,9 @@ class StockSamples:
         ), suffix=".npz")
 
     @classmethod
-    def load(cls, path: Path) -> StockSamples:
-        """Read a file written by :meth:`save`; :class:`StockError` if it is of another version
+    def load(cls, path: Path, letters: frozenset[str] | None = None) -> StockSamples:
+        """Read a file written by :meth:`save` (with ``letters``, only the samples of those
+        letters, read alone from the file); :class:`StockError` if it is of another version
         or not such a file."""
         try:
             with np.load(path, allow_pickle=False) as data:
@@ -88,13 +91,21 @@ class StockSamples:
                         f"{path}: stock samples of version {versions}, this tilecam reads "
                         f"{[STOCK_VERSION, FEATURES_VERSION]}"
                     )
-                read = _read_members(path, ("features.npy", "labels.npy", "blurs.npy"))
+                labels = _read_members(path, ("labels.npy",))["labels.npy"]
+                font_of = data["font_of"].astype(np.int64)
+                rows = None
+                if letters is not None:
+                    keep = np.isin(labels, np.array(sorted(letters), dtype=str))
+                    if not keep.all():
+                        rows = np.flatnonzero(keep)
+                        labels, font_of = labels[rows], font_of[rows]
+                read = _read_members(path, ("features.npy", "blurs.npy"), rows)
                 samples = cls(
                     features=read["features.npy"],
-                    labels=read["labels.npy"],
+                    labels=labels,
                     blurs=read["blurs.npy"],
                     fonts=tuple(data["fonts"].tolist()),
-                    font_of=data["font_of"].astype(np.int64),
+                    font_of=font_of,
                 )
         except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
             if isinstance(exc, StockError):
@@ -106,21 +117,27 @@ class StockSamples:
         return samples
 
 
-def _read_members(path: Path, members: tuple[str, ...]) -> dict[str, np.ndarray]:
+def _read_members(path: Path, members: tuple[str, ...],
+                  rows: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Arrays stored uncompressed in an ``.npz`` file, read straight from their place in the
     file into arrays of their own (read-only, as they are shared): reading the features
     through :mod:`zipfile` (copied in chunks, checksummed) took most of a cold start's
     loading.  Read, not mapped from the file: the classifier multiplies every glyph with the
     features, and over pages of a file's mapping that took 20 ms a time against 14 over
     memory of the process's own (and up to 100 ms the first time), where reading them costs
-    5 ms once.  Read as usual where a member is compressed."""
+    5 ms once.  Read as usual where a member is compressed.
+
+    ``rows`` (ascending indices along the first axis): only those rows, read run by run, so
+    that the samples of letters a tile set has not (Ä Ö Ü for English) are neither read nor
+    copied out (a copy of 15 MB, whose fresh pages cost more than reading them)."""
     arrays: dict[str, np.ndarray] = {}
     with zipfile.ZipFile(path) as archive:
         infos = {member: archive.getinfo(member) for member in members}
         for member, info in infos.items():
             if info.compress_type != zipfile.ZIP_STORED:
                 with archive.open(member) as stream:
-                    arrays[member] = np.lib.format.read_array(stream, allow_pickle=False)
+                    array = np.lib.format.read_array(stream, allow_pickle=False)
+                arrays[member] = array if rows is None else array[rows]
     with open(path, "rb") as file:
         for member, info in infos.items():
             if member in arrays:
@@ -137,14 +154,32 @@ def _read_members(path: Path, members: tuple[str, ...]) -> dict[str, np.ndarray]
             shape, fortran, dtype = read_header(file)
             if dtype.hasobject or fortran:
                 raise ValueError(f"{member}: not a plain array")
-            array = np.empty(shape, dtype)
-            size = array.nbytes
-            if file.tell() + size > info.header_offset + 30 + name_length + extra_length \
-                    + info.file_size or file.readinto(memoryview(array).cast("B")) != size:
+            start = file.tell()
+            end = info.header_offset + 30 + name_length + extra_length + info.file_size
+            if start + math.prod(shape) * dtype.itemsize > end:
                 raise ValueError(f"{member}: shorter than its header says")
+            if rows is None:
+                array = np.empty(shape, dtype)
+                _read_into(file, array)
+            else:
+                array = np.empty((len(rows), *shape[1:]), dtype)
+                row_bytes = math.prod(shape[1:]) * dtype.itemsize
+                # Runs of consecutive rows, each read in one piece.
+                breaks = np.flatnonzero(np.diff(rows) != 1) + 1
+                runs = zip(np.r_[0, breaks].tolist(), np.r_[breaks, len(rows)].tolist(),
+                           strict=True) if len(rows) else ()
+                for first, last in runs:
+                    file.seek(start + int(rows[first]) * row_bytes)
+                    _read_into(file, array[first:last])
             array.flags.writeable = False
             arrays[member] = array
     return arrays
+
+
+def _read_into(file: BinaryIO, array: np.ndarray) -> None:
+    """Fill a contiguous array from the file's bytes at its position."""
+    if file.readinto(memoryview(array).cast("B")) != array.nbytes:
+        raise ValueError("the file ends early")
 
 
 @lru_cache(maxsize=1)
@@ -178,23 +213,30 @@ def _warn_missing(path: str) -> None:
 def stock_classifier(letters: frozenset[str] | set[str]) -> LetterClassifier | None:
     """A classifier of the stock samples of ``letters`` (a tile set's letters), or None when
     the samples are not built or hold none of them."""
-    samples = stock_samples()
-    if samples is None:
+    path = stock_path()
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        _warn_missing(str(path))
         return None
-    return _classifier_of(samples, frozenset(letters))
+    return _classifier_of(str(path), mtime, frozenset(letters))
 
 
 @lru_cache(maxsize=8)
-def _classifier_of(samples: StockSamples, letters: frozenset[str]) -> LetterClassifier | None:
-    keep = np.isin(samples.labels, np.array(sorted(letters), dtype=str))
-    if not keep.any():
+def _classifier_of(path: str, mtime: float, letters: frozenset[str]) -> LetterClassifier | None:
+    # Only the samples of these letters are read from the file (see _read_members).
+    try:
+        samples = StockSamples.load(Path(path), letters)
+    except FileNotFoundError:
+        return None
+    except StockError as exc:
+        log.warning("%s; letters go to Tesseract until `tilecam learn-fonts` runs", exc)
+        return None
+    if len(samples.labels) == 0:
         return None
     classifier = LetterClassifier()
     classifier.stock = True
-    if keep.all():  # the whole file, as read: no copy
-        classifier.fit(None, samples.labels, samples.blurs, samples.features)
-    else:
-        classifier.fit(None, samples.labels[keep], samples.blurs[keep], samples.features[keep])
+    classifier.fit(None, samples.labels, samples.blurs, samples.features)  # as read: no copy
     return classifier
 
 

@@ -23,16 +23,18 @@ from vision.locate.search import (
 )
 
 
-def locate_board(image: np.ndarray, quality: bool = True) -> BoardLocation:
+def locate_board(image: np.ndarray, quality: bool = True,
+                 grey: np.ndarray | None = None) -> BoardLocation:
     """Find the corners of the 15x15 playing grid in a BGR (or grey) photo.
 
     ``quality``: whether to judge the fit found (:func:`check_corners`, 2-3 ms at 1920x1080),
     for :attr:`BoardLocation.quality`; without it (a caller that needs only the corners) that
-    is NaN.
+    is NaN.  ``grey``: the photo's grey picture, where the caller has made it already (it is
+    made here otherwise).
 
     Raises :class:`BoardNotFound` when the image holds no grid of squares.
     """
-    grey = _grey(image)
+    grey = _grey(image) if grey is None else grey
     height, width = grey.shape
     looks = _Looks(image, grey)
     attempt, first_seen = _search(looks)
