@@ -188,6 +188,9 @@ class QuestionSteps:
     def _no_placement(self) -> MoveReport | None:
         state = PendingTurn([], {}, [], [], [])
         self._laid_meanwhile = set()  # what a photo set aside showed is no later move's
+        if self.game.over:
+            # A photo after the game ended that shows nothing new is no turn of anybody's.
+            return None
         if self._deferred is not None:
             # Nothing came back of a refused placement: it was not tiles.
             deferred, self._deferred = self._deferred, None

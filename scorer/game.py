@@ -250,6 +250,11 @@ class GameError(ValueError):
         self.code = code
         self.message = message
 
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:
+        # Raised in a worker process, it must cross back whole (pickling calls the class
+        # with ``args``, which holds the joined text alone).
+        return (type(self), (self.code, self.message))
+
 
 @dataclass(frozen=True)
 class ChallengeResult:

@@ -70,6 +70,17 @@ def test_blank_inferred_from_the_dictionary_and_a_repeat_is_a_pass(rendered_prof
     assert rendered_profile.counts().get("Z", 0) >= 2
 
 
+def test_a_photo_after_the_game_ended_showing_nothing_new_is_no_turn(rendered_profile):
+    # (It was asked as a pass and recorded as one, which the ended game refused: a crash.)
+    pipeline = Pipeline(["ann", "ben"], profile=rendered_profile, lexicon=Lexicon.default(),
+                        stills=True)
+    pipeline.feed(*still(ZEBRA, 1))
+    pipeline.game.end_by_agreement()
+    events = len(pipeline.game.events)
+    assert pipeline.feed(*still(ZEBRA, 2)) == []
+    assert pipeline.finish(3.0) == [] and len(pipeline.game.events) == events
+
+
 def test_held_question_waits_for_the_players(rendered_profile):
     pipeline = Pipeline(["ann", "ben"], profile=rendered_profile, lexicon=None, stills=True,
                         hold=True)
