@@ -210,6 +210,9 @@ class PageLink:
         self._on_board: list[str] | None = None
         self._last_preview = 0.0
         self.board = BoardStatus()
+        #: A line to show on the preview picture while it returns one (a table whose club
+        #: server is away says so, and how many events wait)
+        self.notice: Callable[[], str | None] | None = None
         self.reports: list[MoveReport] = []
         self.refused: list[str] = []
 
@@ -456,10 +459,14 @@ class PageLink:
         if not force and now - self._last_preview < PREVIEW_INTERVAL:
             return False
         self._last_preview = now
-        shown = frame
+        lines: list[str] = []
         if self.board.found is False:
-            shown = annotate(frame, "No board found: get the whole board in view",
-                             "or tap its corners on the calibration page")
+            lines += ["No board found: get the whole board in view",
+                      "or tap its corners on the calibration page"]
+        notice = self.notice() if self.notice is not None else None
+        if notice:
+            lines.append(notice)
+        shown = annotate(frame, *lines) if lines else frame
         ok, jpeg = cv2.imencode(".jpg", shown, [cv2.IMWRITE_JPEG_QUALITY, PREVIEW_QUALITY])
         if not ok:
             return False

@@ -4,6 +4,10 @@ Reading needs nothing; every change needs the game's PIN (header ``X-Game-Pin``,
 JSON field ``pin``).  Errors are JSON ``{"error": code, "message": text}`` with a 4xx status, and
 a refused request changes nothing.
 
+A change may carry an operation id (JSON field ``op_id``, at most 80 characters, unique within
+the game): sent again, it is answered ``{"ok": true, "already": true, "seq": N}`` (status 200)
+and not applied twice.  A table's client that lost a reply sends the change again safely.
+
 =========================================  ====================================================
 ``GET  /api/games``                         stored games, newest first
 ``POST /api/games``                         new game (JSON or a form with a word-list upload)
@@ -16,6 +20,7 @@ a refused request changes nothing.
                                             replace, delete, insert), end-by-agreement,
                                             resign, time-out
 ``GET  /api/games/<id>/history``            changes to past events: what, who, when
+``GET  /api/games/<id>/ops?after=N``        the stored operations after number N, in order
 ``POST /api/games/<id>/placements``         new tiles seen by the camera ``{"tiles": {sq: l}}``
 ``GET|POST /api/games/<id>/questions``      the tracker's questions; ``.../<qid>/answer``
 ``GET  /api/dictionary?words=..``           word check (``&game=<id>``: that game's list)
@@ -112,8 +117,15 @@ def require_pin(game_id: str, data: dict[str, Any] | None = None) -> None:
 
 
 def _ok(result: dict[str, Any], game_id: str, status: int = 200) -> tuple[Response, int]:
+    if result.get("already"):
+        status = 200  # nothing was made or accepted anew: the operation was stored before
     payload = {"ok": True, **result, "state": get_store().state(game_id)}
     return jsonify(payload), status
+
+
+def take_op_id(data: dict[str, Any]) -> str | None:
+    """The request's operation id (removed from ``data``; checked by the store)."""
+    return data.pop("op_id", None)
 
 
 # -- games --------------------------------------------------------------------------------------
@@ -246,7 +258,10 @@ def state(game_id: str) -> Response:
 @bp.get("/games/<game_id>/ops")
 def ops(game_id: str) -> Response:
     require_game(game_id)
-    return jsonify(ops=get_store().ops(game_id))
+    after = request.args.get("after", "0")
+    if not after.isdigit():
+        raise StoreError("bad_request", "after must be an operation's number")
+    return jsonify(ops=get_store().ops(game_id, int(after)))
 
 
 @bp.get("/games/<game_id>/history")
@@ -269,11 +284,12 @@ def act(game_id: str, action: str) -> tuple[Response, int]:
         raise StoreError("not_found", f"no action {action!r}; known: {', '.join(ACTIONS)}", 404)
     data = request_data()
     require_pin(game_id, data)
+    op_id = take_op_id(data)
     op = {k: v for k, v in data.items() if k != "pin"}
     op["op"] = ACTIONS[action]
     # Where a change came from, for the game's history (a name may come with it as "by").
     op["client"] = request.remote_addr or None
-    result = get_store().apply(game_id, op)
+    result = get_store().apply(game_id, op, op_id=op_id)
     # A camera placement that needs a person's answer first is accepted, not yet played.
     status = 202 if action == "placements" and "question" in result else 200
     return _ok(result, game_id, status)
@@ -293,11 +309,13 @@ def questions(game_id: str) -> Response:
 def add_question(game_id: str) -> tuple[Response, int]:
     data = request_data()
     require_pin(game_id, data)
+    op_id = take_op_id(data)
     kind = data.get("kind")
     options = data.get("options", [])
     fields = {k: v for k, v in data.items() if k not in ("kind", "options", "pin")}
     result = get_store().apply(
-        game_id, {"op": "question", "kind": kind, "options": options, "data": fields}
+        game_id, {"op": "question", "kind": kind, "options": options, "data": fields},
+        op_id=op_id,
     )
     return _ok(result, game_id, 201)
 
@@ -306,7 +324,8 @@ def add_question(game_id: str) -> tuple[Response, int]:
 def answer_question(game_id: str, qid: int) -> tuple[Response, int]:
     data = request_data()
     require_pin(game_id, data)
-    result = get_store().apply(game_id, {"op": "answer", "qid": qid, "answer": data.get("answer")})
+    result = get_store().apply(game_id, {"op": "answer", "qid": qid, "answer": data.get("answer")},
+                               op_id=take_op_id(data))
     return _ok(result, game_id)
 
 

@@ -79,6 +79,14 @@ GAME_ID_RE = re.compile(r"^[a-z0-9]{6,16}$")
 PIN_RE = re.compile(r"^[^\s]{4,32}$")
 NAME_MAX = 40
 
+#: Operation ids are unique per game: a client that sends an operation again (its reply was
+#: lost) is told the game already has it, whichever server process stored it first.  Made after
+#: the column, which a database older than operation ids gains first.
+OP_ID_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS ops_op_id ON ops (game_id, op_id);"
+
+#: Longest operation id a client may send.
+OP_ID_MAX = 80
+
 #: The tables, in SQLite's dialect; PostgreSQL gets the same with its names for the types
 #: (:func:`webui.database.postgres_schema`).
 SCHEMA = """
@@ -96,6 +104,7 @@ CREATE TABLE IF NOT EXISTS ops (
     seq INTEGER NOT NULL,
     at REAL NOT NULL,
     op TEXT NOT NULL,
+    op_id TEXT,
     PRIMARY KEY (game_id, seq)
 );
 CREATE TABLE IF NOT EXISTS lexicons (
@@ -843,6 +852,9 @@ class GameStore:
         self._db.setup(SCHEMA)
         # A database made before the list of games showed scores.
         self._db.add_missing_column("games", "summary", "TEXT")
+        # A database made before operations carried a client's id.
+        self._db.add_missing_column("ops", "op_id", "TEXT")
+        self._db.setup(OP_ID_INDEX)
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
         self._live: dict[str, LiveGame] = {}
@@ -1187,10 +1199,18 @@ class GameStore:
                 self._catch_up(live)
             self._changed.notify_all()
 
-    def apply(self, game_id: str, op: dict[str, Any]) -> dict[str, Any]:
+    def apply(self, game_id: str, op: dict[str, Any], *,
+              op_id: str | None = None) -> dict[str, Any]:
         """Validate ``op``, apply it to the live game and commit it; returns the result with
-        the new ``version``.  Nothing changes when any check fails."""
+        the new ``version``.  Nothing changes when any check fails.
 
+        ``op_id`` is the sender's name for the operation (a table's client sends each one
+        until it hears back): when the game already holds an operation of that id, nothing is
+        applied and the result is ``{"already": True, "seq": its number, "version"}``."""
+        if op_id is not None and (not isinstance(op_id, str) or not 0 < len(op_id) <= OP_ID_MAX
+                                  or not op_id.isprintable()):
+            raise StoreError("bad_op_id", f"an operation id is 1 to {OP_ID_MAX} printable "
+                                          "characters")
         with self._lock:
             applied = False
             try:
@@ -1199,12 +1219,19 @@ class GameStore:
                     # every one stored before is replayed first: sequence numbers never clash.
                     self._db.lock_game(game_id)
                     live = self._catch_up(self._loaded(game_id))
+                    if op_id is not None:
+                        stored = self._db.execute(
+                            "SELECT seq FROM ops WHERE game_id = ? AND op_id = ?",
+                            (game_id, op_id)).fetchone()
+                        if stored is not None:
+                            return {"already": True, "seq": int(stored[0]),
+                                    "version": live.version}
                     applied = True
                     result = self._apply_to(live, op)
                     seq = live.ops + 1
                     self._db.execute(
-                        "INSERT INTO ops (game_id, seq, at, op) VALUES (?, ?, ?, ?)",
-                        (game_id, seq, result["at"], json.dumps(result["op"])),
+                        "INSERT INTO ops (game_id, seq, at, op, op_id) VALUES (?, ?, ?, ?, ?)",
+                        (game_id, seq, result["at"], json.dumps(result["op"]), op_id),
                     )
                     self._db.execute("UPDATE games SET updated = ?, summary = ? WHERE id = ?",
                                      (result["at"], summary_json(live), game_id))
@@ -1257,13 +1284,16 @@ class GameStore:
         live.version += 1
         self._changed.notify_all()
 
-    def ops(self, game_id: str) -> list[dict[str, Any]]:
-        """The stored operations of a game, in order (with ``seq`` and ``at``)."""
+    def ops(self, game_id: str, after: int = 0) -> list[dict[str, Any]]:
+        """The stored operations of a game after number ``after``, in order (with ``seq``,
+        ``at`` and, for one a client named, ``op_id``)."""
         with self._lock:
             return [
-                {"seq": seq, "at": at, **json.loads(text)}
-                for seq, at, text in self._db.execute(
-                    "SELECT seq, at, op FROM ops WHERE game_id = ? ORDER BY seq", (game_id,)
+                {"seq": seq, "at": at, **json.loads(text),
+                 **({"op_id": op_id} if op_id is not None else {})}
+                for seq, at, text, op_id in self._db.execute(
+                    "SELECT seq, at, op, op_id FROM ops WHERE game_id = ? AND seq > ?"
+                    " ORDER BY seq", (game_id, after)
                 ).fetchall()
             ]
 

@@ -19,6 +19,13 @@ Starts the web pages (as ``tilecam serve``) and the camera pipeline together, on
 
 Everything missing is said, with what to do: no camera, no board in the picture, no
 calibration yet.  A video file or a folder ends; the pages stay open until Ctrl-C.
+
+A table of a club event adds ``--server URL --event ID --table NAME --pin PIN`` (the table's
+PIN): the game is played here as ever, in a local file (``--db``, by default
+``tilecam-table.sqlite3`` in the current folder), and everything stored in it is sent to the
+table's game on the club server, kept in that file while the server cannot be reached (see
+:mod:`tilecam.table`).  The event and the table name the game rather than its id: they are
+what the director hands out, and what is printed on the table's card.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pipeline import MoveReport, Pipeline
     from tilecam.live import LiveServer
+    from tilecam.table import TableUplink
 
 HELP = "Score a game from a camera (or a phone, a video, photos) with the live scoreboard."
 
@@ -73,6 +81,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cert", metavar="PEM", type=Path,
                         help="TLS certificate: serve HTTPS (a phone's camera needs it)")
     parser.add_argument("--key", metavar="PEM", type=Path, help="TLS private key for --cert")
+    club = parser.add_argument_group("a table of a club event")
+    club.add_argument("--server", metavar="URL",
+                      help="the club server (http://SERVER:5000): the table's game is sent "
+                           "there, and kept in --db while it cannot be reached")
+    club.add_argument("--event", metavar="ID", help="the event's id (with --server)")
+    club.add_argument("--table", metavar="NAME",
+                      help="the table's name or number in the event (with --server)")
 
 
 def _fail(message: str, status: int = 2) -> int:
@@ -96,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
     from scorer.lexicon import default_lexicon
     from tilecam.live import PageLink, start_server
     from tilecam.profile_options import OptionError, profile_and_tileset
+    from tilecam.table import DEFAULT_TABLE_DATABASE, TableError
     from tracker import TrackerConfig
     from vision.sources import ImageFolderSource, SourceError, open_source
     from webui import STORE_KEY, create_app
@@ -115,6 +131,14 @@ def run(args: argparse.Namespace) -> int:
         return _fail("--game needs the game's --pin")
     if args.quiet_seconds is not None and not args.quiet_seconds > 0:
         return _fail("--quiet-seconds must be above 0")
+    if args.server or args.event or args.table:
+        if not (args.server and args.event and args.table and args.pin):
+            return _fail("a club table needs --server, --event, --table and the table's --pin")
+        if args.game:
+            return _fail("--game and --server exclude each other: a table's game is the one "
+                         "the event gives it")
+        if not args.server.startswith(("http://", "https://")):
+            return _fail(f"--server {args.server}: give the address as http://SERVER:PORT")
 
     try:
         profile, tileset = profile_and_tileset(args.profile, args.tileset, may_be_new=True)
@@ -137,11 +161,21 @@ def run(args: argparse.Namespace) -> int:
             cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_WARNING)
     stills = args.stills or isinstance(source, ImageFolderSource)
 
-    database = args.db or default_database()
+    table_mode = bool(args.server)
+    database = args.db or (Path(DEFAULT_TABLE_DATABASE) if table_mode else default_database())
     app = create_app({"DATABASE": str(database)})
     store = app.extensions[STORE_KEY]
+    uplink: TableUplink | None = None
     try:
-        if args.game:
+        if table_mode:
+            try:
+                uplink = _join_club(store, database, args)
+            except TableError as exc:
+                store.close()
+                return _fail(str(exc))
+            game_id, pin = uplink.local_game, args.pin
+            _serve_uplink_status(app, uplink)
+        elif args.game:
             if not store.exists(args.game):
                 return _fail(f"there is no game {args.game!r} in {database}")
             if not store.check_pin(args.game, args.pin):
@@ -190,6 +224,12 @@ def run(args: argparse.Namespace) -> int:
     link = PageLink(app, game_id, pin, pipeline, say=say, profile_dir=args.profile,
                     rebuild=rebuilt)
     _introduce(server, game_id, pin, args, profile, source, stills, lexicon is not None)
+    if uplink is not None:
+        link.notice = uplink.notice
+        say(f"Club: {uplink.record.table_name} of event {uplink.record.event_id} on "
+            f"{uplink.server.base} (its game {uplink.record.server_game}); events are kept in "
+            f"{database} until the server has them.")
+        uplink.start()
 
     stop = threading.Event()
 
@@ -262,11 +302,56 @@ def run(args: argparse.Namespace) -> int:
         if frames is not None:
             frames.close()
         relay_thread.join(timeout=3)
+        if uplink is not None:
+            _stop_uplink(uplink, say)
         server.stop()
         store.close()
         link.pipeline.finish_learning()
         _keep_learnt(link.pipeline.profile, args.profile, samples_at_start)
     return 0
+
+
+#: Seconds a stopping table run gives the club server to take what still waits.
+UPLINK_DRAIN_SECONDS = 5.0
+
+
+def _join_club(store: Any, database: Path | str, args: argparse.Namespace) -> TableUplink:
+    """The table's game in the local store (a copy of the server's at the first start) and the
+    uplink that sends it there."""
+    from tilecam.table import ClubServer, Outbox, TableUplink, join_table
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    outbox = Outbox(database)
+    club = ClubServer(args.server, args.pin)
+    record = join_table(store, outbox, club, args.event, args.table, say=say)
+    return TableUplink(store, outbox, club, record, say=say)
+
+
+def _serve_uplink_status(app: Any, uplink: TableUplink) -> None:
+    """``GET /api/uplink``: whether the club server has the table's events (for a screen or a
+    script beside the table; the camera page shows the same on the picture)."""
+    from flask import jsonify
+
+    def status() -> Any:
+        return jsonify(server=uplink.server.base, event=uplink.record.event_id,
+                       table=uplink.record.table_name, game=uplink.record.server_game,
+                       waiting=uplink.waiting(), **{k: v for k, v in
+                                                   uplink.status.to_dict().items()
+                                                   if k != "waiting"})
+
+    app.add_url_rule("/api/uplink", "uplink_status", status)
+
+
+def _stop_uplink(uplink: TableUplink, say: Any) -> None:
+    uplink.drained(UPLINK_DRAIN_SECONDS)
+    uplink.stop()
+    waiting = uplink.waiting()
+    if waiting:
+        say(f"tilecam: {waiting} event(s) are not on the club server yet: they are kept in "
+            f"{uplink.outbox.path} and sent when this table is started again")
+    uplink.outbox.close()
 
 
 def _keep_learnt(profile: Any, folder: Path | None, samples_at_start: int) -> None:
