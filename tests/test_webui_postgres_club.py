@@ -107,6 +107,17 @@ def test_the_overview_follows_the_games_and_ranks_the_ended_ones(client):
             ("Bob", 1, 0.0, -14)]
 
 
+def test_the_overview_carries_each_tables_clocks(client):
+    clocked = [{**TABLES[0], "clock_minutes": 25}, TABLES[1]]
+    created = new_event(client, clocked)
+    one = created["overview"]["tables"][0]["game_id"]
+    act(client, one, "clock", {"action": "start"})
+    first, second = client.get(f"/api/events/{created['id']}").json["tables"]
+    assert first["clock"]["enabled"] and first["clock"]["limit"] == 25 * 60
+    assert first["clock"]["running"] and first["clock"]["turn"] == 0
+    assert not second["clock"]["enabled"]
+
+
 def test_the_director_page_shows_every_table(client):
     created = new_event(client)
     game_id = created["overview"]["tables"][3]["game_id"]

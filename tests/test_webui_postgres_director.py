@@ -48,6 +48,7 @@ def test_the_director_page_follows_four_live_tables(club_server):
     base = club_server.base
     tables = [{"name": f"Table {n}", "players": [f"P{n}a", f"P{n}b"], "pin": f"{n}{n}{n}{n}"}
               for n in range(1, 5)]
+    tables[3]["clock_minutes"] = 25  # the top board plays on the clock
     created = call(base, "/api/events", {"name": "Club night", "pin": DIRECTOR,
                                          "tables": tables})
     games = [t["game_id"] for t in created["overview"]["tables"]]
@@ -91,6 +92,13 @@ def test_the_director_page_follows_four_live_tables(club_server):
             sync_api.expect(rows.nth(0).locator("td").nth(1)).to_have_text("P3a")
             sync_api.expect(cards.nth(2).locator("li.winner .name")).to_have_text("P3a")
             sync_api.expect(cards.nth(2).locator(".table-status")).to_have_text("ended")
+
+            # Table 4's clock: started, it runs down on the page between overviews.
+            call(base, f"/api/games/{games[3]}/clock", {"action": "start"}, pin=DIRECTOR)
+            clock = cards.nth(3).locator("li.on-turn .clock")
+            sync_api.expect(clock).to_have_text("25:00", timeout=LIVE_TIMEOUT)
+            sync_api.expect(clock).to_have_text("24:58", timeout=LIVE_TIMEOUT)
+            assert cards.nth(0).locator(".clock").count() == 0
 
             assert page.evaluate("window.__notReloaded") is True
             shot = Path(tempfile.gettempdir()) / "tilecam-director.png"

@@ -1536,6 +1536,7 @@ def table_brief(live: LiveGame) -> dict[str, Any]:
         "questions": [q.kind for q in live.questions if q.open],
         "moves": len(game.events),
         "damaged": live.damaged,
+        "clock": live.clocks.to_dict(time.time(), game.turn),
     }
 
 

@@ -36,7 +36,32 @@
     return "playing";
   }
 
+  // Each clock as the server read it, and when this page received that reading: the player
+  // on turn's clock runs on between overviews, which come only when a game changes.
+  const clocks = new Map();
+
+  function clockText(clock, player) {
+    let used = clock.used[player];
+    if (clock.running && clock.turn === player) {
+      used += Math.max(0, Date.now() / 1000 - clock.received);
+    }
+    const left = clock.limit - used;
+    const seconds = Math.abs(Math.round(left));
+    return (left < 0 ? "-" : "") + Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0");
+  }
+
+  function tickClocks() {
+    for (const node of document.querySelectorAll("#tables .clock")) {
+      const clock = clocks.get(node.closest("article").dataset.game);
+      if (clock) node.textContent = clockText(clock, Number(node.dataset.player));
+    }
+  }
+  setInterval(tickClocks, 1000);
+
   function card(table) {
+    if (table.clock && table.clock.enabled) {
+      clocks.set(table.game_id, { ...table.clock, received: Date.now() / 1000 });
+    }
     let cls = "table-card";
     if (table.questions.length) cls += " asking";
     if (table.over) cls += " over";
@@ -44,10 +69,12 @@
       let pcls = "";
       if (table.turn === i) pcls += "on-turn";
       if (table.over && table.winners.includes(i)) pcls += " winner";
-      return el("li", { class: pcls.trim() || null }, [
-        el("span", { class: "name", text: p.name }),
-        el("span", { class: "score", text: p.score }),
-      ]);
+      const parts = [el("span", { class: "name", text: p.name })];
+      if (table.clock && table.clock.enabled) {
+        parts.push(el("span", { class: "clock", data: { player: i }, text: clockText(table.clock, i) }));
+      }
+      parts.push(el("span", { class: "score", text: p.score }));
+      return el("li", { class: pcls.trim() || null }, parts);
     });
     return el("article", { class: cls, data: { game: table.game_id } }, [
       el("header", {}, [
