@@ -375,11 +375,17 @@ def _foreign(change: np.ndarray, unexplained: np.ndarray, arm_blocks: np.ndarray
     >>> np.argwhere(_foreign(change, unexplained, np.zeros((34, 34), bool))).tolist()
     [[6, 0], [7, 0], [8, 0], [9, 0], [10, 0]]
     """
-    arm = cv2.dilate(arm_blocks.astype(np.uint8), np.ones((5, 5), np.uint8))[2:-2, 2:-2]
-    touches_arm = arm.reshape(SIZE, 2, SIZE, 2).max(axis=(1, 3)) > 0
+    touches_arm = _per_square(cv2.dilate(arm_blocks.astype(np.uint8),
+                                         np.ones((5, 5), np.uint8))) > 0
     _, labels = cv2.connectedComponents(change.astype(np.uint8), connectivity=8)
     patches = np.unique(labels[(unexplained | touches_arm) & change])
     return np.isin(labels, patches[patches > 0])
+
+
+def _per_square(blocks: np.ndarray) -> np.ndarray:
+    """The largest of each square's four half-square values, (15, 15), from a (34, 34) array
+    of the grid's blocks with its margin."""
+    return blocks[2:-2, 2:-2].reshape(SIZE, 2, SIZE, 2).max(axis=(1, 3))
 
 
 def _blocks(image: np.ndarray, per_side: int) -> np.ndarray:
@@ -658,6 +664,14 @@ class Tracker:
             log.info("grid found one square off; moved to fit the known tiles")
         return best
 
+    def _occupied(self, view: _View) -> np.ndarray:
+        """Which squares of a settled view the occupancy model sees a tile on."""
+        px = self.config.settle_px
+        grid = view.image[px:-px, px:-px]
+        occupied, _ = self.occupancy.predict(
+            cv2.resize(grid, (SIZE * 16, SIZE * 16), interpolation=cv2.INTER_AREA))
+        return occupied
+
     def _view(self, time: float, frame: np.ndarray) -> _View:
         assert self.corners is not None
         px = self.config.settle_px
@@ -685,11 +699,7 @@ class Tracker:
                 assert self.corners is not None
                 events.append(BoardRelocated(time, self.corners.copy()))
         view = self._view(time, frame)
-        px = self.config.settle_px
-        grid = view.image[px:-px, px:-px]
-        occupied, _ = self.occupancy.predict(
-            cv2.resize(grid, (SIZE * 16, SIZE * 16), interpolation=cv2.INTER_AREA)
-        )
+        occupied = self._occupied(view)
         relocated = bool(events) and isinstance(events[-1], BoardRelocated)
         if self.stable is None:
             # Nothing to compare with yet: the tiles not known to be there are new.
@@ -698,11 +708,7 @@ class Tracker:
         elif relocated:
             # The views before and after a bump differ in geometry, so pixels are not
             # compared; what can be is which squares hold a tile in each.
-            before = self.stable.image[px:-px, px:-px]
-            was_occupied, _ = self.occupancy.predict(
-                cv2.resize(before, (SIZE * 16, SIZE * 16), interpolation=cv2.INTER_AREA)
-            )
-            changed = appeared = occupied != was_occupied
+            changed = appeared = occupied != self._occupied(self.stable)
             ring_changed = np.zeros((2 * SIZE + 4, 2 * SIZE + 4), bool)
         else:
             expected = _light_change(self.stable.blocks, view.blocks,
@@ -712,20 +718,16 @@ class Tracker:
                     self.stable, view, expected, self.config.change_threshold)
             else:
                 difference = registered = np.abs(view.blocks - expected).max(axis=2)  # (34, 34)
-            inner = difference[2:-2, 2:-2].reshape(SIZE, 2, SIZE, 2).max(axis=(1, 3))
-            changed = inner > self.config.change_threshold
+            changed = _per_square(difference) > self.config.change_threshold
             # A tile appearing where the model sees one is judged by the registered view.
-            registered_inner = registered[2:-2, 2:-2].reshape(SIZE, 2, SIZE, 2).max(axis=(1, 3))
+            registered_inner = _per_square(registered)
             appeared = changed | (registered_inner > self.config.change_threshold)
             if still:
                 # A square the model saw empty in the last view and sees a tile on now has
                 # changed by the model's own account; the pixels need only confirm it.  A
                 # tile's face on a premium square of its own brightness (a dim camera, a
                 # pink square) changed its block means by less than the threshold.
-                before = self.stable.image[px:-px, px:-px]
-                was_occupied, _ = self.occupancy.predict(
-                    cv2.resize(before, (SIZE * 16, SIZE * 16), interpolation=cv2.INTER_AREA))
-                appeared |= occupied & ~was_occupied & (
+                appeared |= occupied & ~self._occupied(self.stable) & (
                     registered_inner > _CONFIRMING_SHARE * self.config.change_threshold)
             ring_changed = difference > self.config.ring_threshold
             ring_changed[2:-2, 2:-2] = False
