@@ -74,6 +74,7 @@ from vision.rectified import (
     check_image,
     inner,
     occupancy_of,
+    quieted,
     rectify_with_margin,
     rotate_square,
     taken_squares,
@@ -268,7 +269,9 @@ def read_board(
     # Letters are read from the photo with its blur undone (occupancy and the faces' colours
     # keep the photo as taken); a sharp photo is left as it is.
     deblurred = deblurred_for_letters(image if grey is None else grey, corners, SQUARE_PX)
-    letters_image = rectified if deblurred is None else rectify_with_margin(
+    # A noisy photo (a dim room) is smoothed for the letters: the glyphs' faint ink would
+    # follow the noise.  A deblurred one is left as restored.
+    letters_image = quieted(rectified) if deblurred is None else rectify_with_margin(
         deblurred.grey, deblurred.corners)
     finder = GlyphFinder(letters_image, SQUARE_PX, joined=turn_sensitive(tiles))
 

@@ -1,0 +1,208 @@
+"""The labelled real photos seen otherwise: tilted further, smaller, compressed, dimmer, under a
+warm lamp, turned.  What a different phone or a different table would do to the same tiles.
+
+    .venv/bin/python bench/eval_real_views.py [--sets ...] [--every N] [--views ...] [--jobs 2]
+
+The photos and their known boards are those of ``bench/eval_real.py`` (``../shared/data/
+photos/`` beside the repository; the run says so and stops, with status 0, where it is absent).
+Each photo is read uncalibrated (``read_board(image, None, tileset)``, what ``tilecam read
+--no-dictionary`` does on a first photo) as taken and in each of these views:
+
+``tilted``
+    The camera turned a further 12 degrees about its horizontal axis (the far edge of the
+    board recedes), then 12 degrees about its vertical axis: a homography ``K R K^-1`` of the
+    photo, which is exactly the picture a camera turned about its centre takes, tiles standing
+    up from the board included (a turn about the centre shows no parallax).  The focal length
+    is taken as the photo's longer side (a phone's usual field of view); the picture is then
+    shifted so that the whole board stays inside it.
+``1080p``
+    Scaled down so that its longer side is 1920 pixels (``INTER_AREA``), as a video frame.
+``small``
+    Scaled down so that the board is about 250 pixels across: a phone held far away, or a
+    webcam over a whole table.
+``jpeg``
+    Compressed again at JPEG quality 35, as a messaging app sends a photo.
+``dim``
+    A dim room: levels multiplied by 0.45 and gamma 1.3, with sensor noise (sigma 3 levels).
+``warm``
+    A tungsten lamp without white balance: blue times 0.7, green times 0.9.
+``turned``
+    Turned a quarter (``cv2.ROTATE_90_CLOCKWISE``): a phone held the other way.
+
+Reported per set and view: squares wrong of all, their kinds (no board found, tile read empty,
+empty read as tile, letter, blank), how many of the wrong squares were not flagged unsure, and
+boards perfect.  A view that reads much worse than the photo as taken points at a weakness the
+photos kept aside for checking would find too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from eval_real import (  # noqa: E402
+    KIND_HEADINGS,
+    KINDS,
+    PhotoSet,
+    Wrong,
+    photo_sets,
+    score,
+)
+
+from vision.locate import BoardNotFound, locate_board  # noqa: E402
+from vision.read import read_board  # noqa: E402
+
+TILT_DEGREES = 12.0
+SMALL_BOARD_PX = 250
+JPEG_QUALITY = 35
+
+
+def camera_turned(image: np.ndarray, pitch: float, yaw: float) -> np.ndarray:
+    """The picture a camera turned about its own centre by ``pitch`` then ``yaw`` degrees
+    would have taken; shifted so that the board found in ``image`` stays wholly inside."""
+    h, w = image.shape[:2]
+    focal = float(max(h, w))
+    k = np.array([[focal, 0, w / 2], [0, focal, h / 2], [0, 0, 1]], np.float64)
+    a, b = np.radians(pitch), np.radians(yaw)
+    rx = np.array([[1, 0, 0], [0, np.cos(a), -np.sin(a)], [0, np.sin(a), np.cos(a)]])
+    ry = np.array([[np.cos(b), 0, np.sin(b)], [0, 1, 0], [-np.sin(b), 0, np.cos(b)]])
+    homography = k @ ry @ rx @ np.linalg.inv(k)
+    corners = np.asarray(locate_board(image, quality=False).corners, np.float64)
+    moved = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), homography).reshape(-1, 2)
+    low, high = moved.min(axis=0), moved.max(axis=0)
+    centre = (low + high) / 2
+    shift = np.array([w / 2, h / 2]) - centre
+    homography = np.array([[1, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1]]) @ homography
+    return cv2.warpPerspective(image, homography, (w, h), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def scaled_to(image: np.ndarray, longer_side: int) -> np.ndarray:
+    h, w = image.shape[:2]
+    factor = longer_side / max(h, w)
+    if factor >= 1:
+        return image
+    return cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+
+
+def board_scaled(image: np.ndarray, board_px: int) -> np.ndarray:
+    corners = np.asarray(locate_board(image, quality=False).corners, np.float64)
+    side = float(np.hypot(*(np.roll(corners, -1, axis=0) - corners).T).mean())
+    factor = board_px / side
+    return cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+
+
+def recompressed(image: np.ndarray, quality: int) -> np.ndarray:
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    assert ok
+    return cv2.imdecode(data, cv2.IMREAD_COLOR)
+
+
+def dim(image: np.ndarray, seed: int) -> np.ndarray:
+    levels = 255.0 * (0.45 * image.astype(np.float32) / 255.0) ** 1.3
+    noise = np.random.default_rng(seed).normal(0.0, 3.0, image.shape)
+    return np.clip(levels + noise, 0, 255).astype(np.uint8)
+
+
+def warm(image: np.ndarray) -> np.ndarray:
+    return np.clip(image.astype(np.float32) * np.float32([0.7, 0.9, 1.0]), 0, 255).astype(
+        np.uint8)
+
+
+VIEWS: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
+    "as taken": lambda image, seed: image,
+    "tilted": lambda image, seed: camera_turned(image, TILT_DEGREES, TILT_DEGREES),
+    "1080p": lambda image, seed: scaled_to(image, 1920),
+    "small": lambda image, seed: board_scaled(image, SMALL_BOARD_PX),
+    "jpeg": lambda image, seed: recompressed(image, JPEG_QUALITY),
+    "dim": dim,
+    "warm": lambda image, seed: warm(image),
+    "turned": lambda image, seed: cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE),
+}
+
+
+def read_views(photos: PhotoSet, name: str, views: list[str]) -> dict[str, list[Wrong]]:
+    """Each view of one photo read uncalibrated, scored against its known board."""
+    image = cv2.imread(str(photos.folder / name), cv2.IMREAD_COLOR)
+    known = photos.boards[name]
+    seed = sum(map(ord, name))
+    out: dict[str, list[Wrong]] = {}
+    for view in views:
+        try:
+            seen = VIEWS[view](image, seed)
+            reading = read_board(seen, None, photos.tileset)
+            out[view] = score(reading.board, known, reading.confidence)
+        except BoardNotFound:
+            out[view] = score(None, known)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sets", default="scrabscrap-game01,jheidel-20141025,jheidel-20151016")
+    parser.add_argument("--every", type=int, default=3,
+                        help="read every N-th photo of a set of more than 9 (default 3)")
+    parser.add_argument("--views", default=",".join(VIEWS))
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    views = args.views.split(",")
+    unknown = [v for v in views if v not in VIEWS]
+    if unknown:
+        parser.error(f"unknown views {unknown}; known: {', '.join(VIEWS)}")
+    sets = photo_sets()
+    tasks = []
+    for set_name in args.sets.split(","):
+        found = sets.get(set_name)
+        if not isinstance(found, PhotoSet):
+            print(f"{set_name}: skipped ({found or 'no such set'})")
+            continue
+        names = list(found.boards)
+        if len(names) > 9:
+            names = names[args.every - 1 :: args.every]
+        tasks += [(found, name) for name in names]
+    if not tasks:
+        print("no labelled photos found: nothing to measure")
+        return 0
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        results = list(pool.map(read_views, [t[0] for t in tasks], [t[1] for t in tasks],
+                                [views] * len(tasks)))
+    header = (f"  {'view':10} {'photos':>6} {'wrong/squares':>14} {'err %':>7} {'unflagged':>9} "
+              f"{'perfect':>8} " + " ".join(f"{h:>11}" for h in KIND_HEADINGS))
+    for set_name in dict.fromkeys(t[0].name for t in tasks):
+        mine = [(t, r) for t, r in zip(tasks, results, strict=True) if t[0].name == set_name]
+        print(f"\n== {set_name}: {len(mine)} photos, uncalibrated")
+        print(header)
+        for view in views:
+            wrongs = [r[view] for _, r in mine]
+            total = sum(len(w) for w in wrongs)
+            squares = 225 * len(wrongs)
+            kinds: Counter[str] = Counter(x.kind for w in wrongs for x in w)
+            unflagged = sum(x.unflagged for w in wrongs for x in w)
+            perfect = sum(not w for w in wrongs)
+            print(f"  {view:10} {len(wrongs):>6} {f'{total}/{squares}':>14} "
+                  f"{100 * total / squares:>7.3f} {unflagged:>9} "
+                  f"{f'{perfect}/{len(wrongs)}':>8} "
+                  + " ".join(f"{kinds[k]:>11}" for k in KINDS))
+        for (_, name), r in mine:
+            for view in views:
+                if r[view] and view != "as taken":
+                    shown = ", ".join(f"{chr(65 + x.col)}{x.row + 1} {x.want}->{x.got or '-'}"
+                                      for x in r[view][:8])
+                    more = f" (+{len(r[view]) - 8})" if len(r[view]) > 8 else ""
+                    print(f"    {name} {view}: {shown}{more}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,67 @@
+"""A real photo as a dim room gives it: dark and noisy.  Its letters are read from a smoothed
+picture (:func:`vision.rectified.quieted`), as they were before the room got dark."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import vision.rectified as rectified
+from vision.read import read_board
+from vision.rectified import NOISY, noise_share, quieted, rectify_with_margin
+
+REPO = Path(__file__).resolve().parents[1]
+PHOTOS = REPO.parent / "shared" / "data" / "photos" / "jheidel"
+
+
+def known_board(name: str) -> list[str]:
+    text = (PHOTOS / "boards.txt").read_text("utf-8")
+    lines = text.splitlines()
+    for k, line in enumerate(lines):
+        if line.startswith(f"## {name}"):
+            return lines[k + 1 : k + 16]
+    raise KeyError(name)
+
+
+def in_a_dim_room(image: np.ndarray, seed: int = 1) -> np.ndarray:
+    """Levels down to 45 % with a gamma of 1.3, and sensor noise of 3 levels."""
+    levels = 255.0 * (0.45 * image.astype(np.float32) / 255.0) ** 1.3
+    noise = np.random.default_rng(seed).normal(0.0, 3.0, image.shape)
+    return np.clip(levels + noise, 0, 255).astype(np.uint8)
+
+
+@pytest.fixture(scope="module")
+def photo() -> np.ndarray:
+    path = PHOTOS / "IMG_20141025_163920.jpg"
+    if not path.is_file():
+        pytest.skip(f"real photos not available: {path} is missing")
+    return cv2.imread(str(path))
+
+
+def test_the_noise_of_a_dim_photo_is_measured_above_the_limit_and_of_the_photo_below(photo):
+    from vision.locate import locate_board
+
+    corners = locate_board(photo, quality=False).corners
+    grey = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
+    as_taken = noise_share(rectify_with_margin(grey, corners))
+    dim = noise_share(rectify_with_margin(cv2.cvtColor(in_a_dim_room(photo), cv2.COLOR_BGR2GRAY),
+                                          corners))
+    assert as_taken < NOISY < dim, (as_taken, dim)
+
+
+def test_a_clean_picture_is_left_as_it_is():
+    board = np.kron(np.arange(64, dtype=np.uint8).reshape(8, 8) * 3, np.ones((32, 32), np.uint8))
+    assert quieted(board) is board
+
+
+def test_a_real_photo_in_a_dim_room_is_read_as_in_daylight(photo, monkeypatch):
+    known = known_board("IMG_20141025_163920.jpg")
+    assert read_board(photo, None, "en").board == known
+    dim = in_a_dim_room(photo)
+    assert read_board(dim, None, "en").board == known
+    # Without the smoothing the noise's faint ink made the I at F8 an F.
+    monkeypatch.setattr(rectified, "NOISY", 1.0)
+    assert read_board(dim, None, "en").board != known
