@@ -8,7 +8,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -214,8 +214,8 @@ def database(request, tmp_path) -> Iterator[str]:
     cluster.drop_schema(url)
 
 
-def workers_of(master: int) -> set[int]:
-    """The process ids of a process's children (gunicorn's workers, of its master)."""
+def children_of(parent: int) -> set[int]:
+    """The process ids of a process's children."""
     found = set()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -223,9 +223,22 @@ def workers_of(master: int) -> set[int]:
                 fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            if int(fields[1]) == master:
+            if int(fields[1]) == parent:
                 found.add(int(entry.name))
     return found
+
+
+def workers_of(master: int) -> set[int]:
+    """The process ids of gunicorn's workers, of its master: the children forked from it, which
+    have its command line (the camera pipelines' supervisor, also its child, has another)."""
+    def command(pid: int) -> bytes:
+        try:
+            return Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            return b""
+
+    own = command(master)
+    return {pid for pid in children_of(master) if command(pid) == own}
 
 
 @dataclass
@@ -241,9 +254,11 @@ class ClubServer:
 
 
 @contextmanager
-def running_club_server(cluster: PostgresCluster, log_path: Path) -> Iterator[ClubServer]:
-    """``tilecam serve --workers 2`` on a new database of ``cluster``.  At the end it must stop
-    cleanly on SIGTERM, having logged no traceback."""
+def running_club_server(cluster: PostgresCluster, log_path: Path, extra_args: Sequence[str] = (),
+                        env: Mapping[str, str] | None = None) -> Iterator[ClubServer]:
+    """``tilecam serve --workers 2 [extra_args]`` on a new database of ``cluster`` (with
+    ``env`` as its environment when given).  At the end it must stop cleanly on SIGTERM,
+    having logged no traceback."""
     pytest.importorskip("gunicorn", reason="gunicorn is not installed (./setup.sh installs it)")
     import socket
     import sys
@@ -257,9 +272,9 @@ def running_club_server(cluster: PostgresCluster, log_path: Path) -> Iterator[Cl
     log = open(log_path, "w+")  # noqa: SIM115 - read back at the end
     process = subprocess.Popen(
         [sys.executable, "-m", "tilecam", "serve", "--workers", "2", "--threads", "16",
-         "--host", "127.0.0.1", "--port", str(port), "--db", url, "--quiet"],
+         "--host", "127.0.0.1", "--port", str(port), "--db", url, "--quiet", *extra_args],
         cwd=Path(__file__).resolve().parents[1], stdout=log, stderr=subprocess.STDOUT,
-        text=True,
+        text=True, env=env,
     )
     base = f"http://127.0.0.1:{port}"
 

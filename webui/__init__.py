@@ -50,9 +50,20 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.config.update(config)
     app.extensions[STORE_KEY] = GameStore(app.config["DATABASE"])
 
-    from webui import analysis, api, camera, club, controls, dictionary, events, scoreboard
+    from webui import (
+        analysis,
+        api,
+        camera,
+        club,
+        controls,
+        dictionary,
+        events,
+        scoreboard,
+        table_cameras,
+    )
 
-    for module in (api, events, scoreboard, controls, dictionary, camera, analysis, club):
+    for module in (api, events, scoreboard, controls, dictionary, camera, analysis, club,
+                   table_cameras):
         app.register_blueprint(module.bp)
 
     @app.errorhandler(StoreError)

@@ -6,7 +6,9 @@ The camera pipeline runs elsewhere; these are the places where it meets the web 
   ``store.frames.latest(game_id).set_frame(jpeg)`` / ``.set_grid(GridCorners)`` (or by posting
   ``/api/games/<id>/grid``), and the preview page shows them;
 * a phone's browser posts JPEG frames to ``/api/games/<id>/frames``; a frame source reads them
-  from ``store.frames.pushed(game_id)`` (a :class:`webui.frames.PushedFrames`);
+  from ``store.frames.pushed(game_id)`` (a :class:`webui.frames.PushedFrames`), or, on a server
+  that runs the tables' pipelines itself (``tilecam serve``), they are handed to the table's
+  pipeline process (:mod:`webui.table_cameras`);
 * the calibration page stores the corners a person tapped, the empty board and a known layout
   (``store.calibration(game_id)``).
 
@@ -28,8 +30,9 @@ from flask import Blueprint, Response, current_app, jsonify, render_template, re
 
 from scorer.squares import SIZE
 from webui.api import get_store, request_data, require_game, require_pin
-from webui.frames import FrameError, GridCorners
+from webui.frames import FrameError, GridCorners, check_jpeg
 from webui.store import StoreError
+from webui.table_cameras import TableCameras, game_over, table_cameras
 
 bp = Blueprint("camera", __name__)
 
@@ -100,6 +103,11 @@ def push_frame(game_id: str) -> tuple[Response, int]:
     require_pin(game_id)
     jpeg = _frame_body()
     frames = get_store().frames
+    cameras = table_cameras(current_app)
+    if cameras is not None:
+        # A server that runs the pipelines itself (tilecam serve): the frame goes to the
+        # table's pipeline process, whichever of the server's processes received it.
+        return forward_frame(cameras, game_id, jpeg)
     try:
         frames.pushed(game_id).push(jpeg)
     except FrameError as exc:
@@ -108,6 +116,27 @@ def push_frame(game_id: str) -> tuple[Response, int]:
     frames.latest(game_id).set_frame(jpeg)
     queue = frames.pushed(game_id)
     return jsonify(ok=True, queued=len(queue), dropped=queue.dropped), 202
+
+
+def forward_frame(cameras: TableCameras, game_id: str, jpeg: bytes) -> tuple[Response, int]:
+    try:
+        check_jpeg(jpeg)
+    except FrameError as exc:
+        raise StoreError("bad_frame", str(exc), 415) from None
+    latest = get_store().frames.latest(game_id)
+    latest.set_frame(jpeg)
+    if game_over(game_id):
+        return jsonify(ok=True, pipeline={"state": "stopped", "reason": "game_over"}), 202
+    pin = request.headers.get("X-Game-Pin") or request.form.get("pin") or ""
+    status = cameras.frame(game_id, jpeg, pin)
+    grid = status.get("grid")
+    if grid is not None:
+        # The grid the table's pipeline found, for this process's preview page.
+        try:
+            latest.set_grid(GridCorners.from_json(grid))
+        except FrameError:
+            latest.set_grid(None)
+    return jsonify(ok=True, pipeline=status), 202
 
 
 @bp.get("/api/games/<game_id>/calibration")

@@ -25,6 +25,11 @@ its names for the types (SQLite's ``REAL`` is 8 bytes, PostgreSQL's only 4):
 On PostgreSQL a change is announced to every server process with ``NOTIFY`` (delivered when the
 transaction that made it commits), and :class:`ChangeListener` is the thread of one process that
 hears them.  No broker of our own: the database that orders the writes also tells of them.
+
+A SQLite file may be written by several processes of one computer too (the server and the
+camera pipelines it runs for phones, see ``tilecam.table_cameras``).  SQLite announces nothing,
+but it counts: ``PRAGMA data_version`` changes whenever another connection has committed, and
+:class:`SQLiteChangeListener` asks it a few times a second (a few microseconds each).
 """
 
 from __future__ import annotations
@@ -167,6 +172,9 @@ class SQLiteDatabase(Database):
         if path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        # A file may be written by other processes (a camera pipeline beside the server); a
+        # database in memory is this connection's alone.
+        self.shared = path != ":memory:" and not path.startswith("file::memory:")
         # isolation_level=None: transactions are begun explicitly (BEGIN IMMEDIATE), so a
         # write never waits for a lock it could only get by upgrading a read lock.
         self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
@@ -203,6 +211,14 @@ class SQLiteDatabase(Database):
 
     def iterdump(self) -> Iterator[str]:
         return self._conn.iterdump()
+
+    def listener(self, on_change: weakref.WeakMethod, on_resync: weakref.WeakMethod
+                 ) -> ChangeListener | None:
+        if not self.shared:
+            return None
+        listener = SQLiteChangeListener(self.path, on_change, on_resync)
+        listener.start()
+        return listener
 
     def close(self) -> None:
         self._conn.close()
@@ -380,11 +396,60 @@ class ChangeListener:
         self.listening.clear()
 
 
+class SQLiteChangeListener(ChangeListener):
+    """A thread that notices commits of other processes to a SQLite file: SQLite announces
+    nothing, but ``PRAGMA data_version`` (asked on a connection of the thread's own) changes
+    whenever another connection has committed.  Every change calls ``on_resync()``: the store
+    then reads what was stored since (its own commits count too, and find nothing new)."""
+
+    #: Seconds between two looks at the file: the longest a change made by another process
+    #: waits before this one's screens hear of it.
+    POLL = 0.1
+
+    def _run(self) -> None:
+        delay = 0.25
+        while not self._stop.is_set():
+            if not Path(self.url).exists():
+                return  # the file was removed: no game is left to hear of
+            try:
+                conn = sqlite3.connect(self.url, check_same_thread=False)
+            except sqlite3.Error:
+                self._stop.wait(delay)
+                delay = min(delay * 2, self.MAX_RETRY)
+                continue
+            try:
+                seen = conn.execute("PRAGMA data_version").fetchone()[0]
+                self.listening.set()
+                if not self._call(self._on_resync):
+                    return
+                delay = 0.25
+                while not self._stop.wait(self.POLL):
+                    version = conn.execute("PRAGMA data_version").fetchone()[0]
+                    if version != seen:
+                        seen = version
+                        if not self._call(self._on_resync):
+                            return
+                    elif self._on_resync() is None:
+                        return
+            except sqlite3.Error as exc:
+                log.warning("tilecam: live updates from other processes paused: %s", exc)
+                self._stop.wait(delay)
+                delay = min(delay * 2, self.MAX_RETRY)
+            except Exception:  # a failing callback must not end the live updates for good
+                log.exception("tilecam: live updates from other processes failed; restarting")
+                self._stop.wait(delay)
+                delay = min(delay * 2, self.MAX_RETRY)
+            finally:
+                self.listening.clear()
+                conn.close()
+
+
 __all__ = [
     "CHANGES_CHANNEL",
     "ChangeListener",
     "Database",
     "PostgresDatabase",
+    "SQLiteChangeListener",
     "SQLiteDatabase",
     "is_postgres",
     "open_database",

@@ -874,7 +874,7 @@ class GameStore:
 
     @property
     def shared(self) -> bool:
-        """Whether other processes may change the games (a PostgreSQL database)."""
+        """Whether other processes may change the games (a PostgreSQL database, a SQLite file)."""
         return self._db.shared
 
     def close(self) -> None:

@@ -22,6 +22,11 @@ untouched), and gthread's threads are not counted against the worker's time-out:
 stay open for hours.  gunicorn's master restarts a worker that dies; a screen whose stream
 ended reconnects by itself.
 
+A phone used as a table's camera posts its frames to the server, which runs the table's camera
+pipeline in a process of its own (:mod:`tilecam.table_cameras`: a supervisor beside the web
+server starts one when a table's frames start arriving).  ``--profile`` is the calibration they
+start from, ``--pipelines 0`` turns them off.
+
 A phone's camera can only be used by a page served over HTTPS (or from localhost).  To use one
 as the camera, make a self-signed certificate once and pass it::
 
@@ -38,6 +43,10 @@ import signal
 import socket
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tilecam.table_cameras import SupervisorHandle
 
 HELP = "Serve the live scoreboard and game controls on the local network."
 
@@ -73,7 +82,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cert", metavar="PEM", type=Path,
                         help="TLS certificate: serve HTTPS (needed for a phone's camera)")
     parser.add_argument("--key", metavar="PEM", type=Path, help="TLS private key for --cert")
+    from tilecam.table_cameras import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_TABLES
+
     parser.add_argument("--quiet", action="store_true", help="do not log each request")
+    phones = parser.add_argument_group("phones as the cameras of tables")
+    phones.add_argument("--profile", metavar="DIR", type=Path,
+                        help="calibration profile every table's camera pipeline starts from"
+                             " (each table then keeps what it learns of its tiles)")
+    phones.add_argument("--quiet-seconds", type=float, default=None, metavar="S",
+                        help="seconds without activity that end a move (default 8)")
+    phones.add_argument("--pipelines", type=int, default=DEFAULT_MAX_TABLES, metavar="N",
+                        help="camera pipelines run at once at most, one per table whose phone"
+                             f" streams (default {DEFAULT_MAX_TABLES}; 0: none, phones' frames"
+                             " are only previewed)")
+    phones.add_argument("--pipeline-idle", type=float, default=DEFAULT_IDLE_SECONDS,
+                        metavar="S", help="seconds without frames after which a table's"
+                                          f" pipeline stops (default {DEFAULT_IDLE_SECONDS:g})")
 
 
 def database_argument(text: str) -> Path | str:
@@ -97,9 +121,6 @@ def local_addresses() -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from werkzeug.serving import make_server
-
-    from webui import create_app
     from webui.database import is_postgres, redacted
     from webui.store import GameStore, default_database
 
@@ -137,10 +158,65 @@ def run(args: argparse.Namespace) -> int:
         print(f"tilecam serve: cannot open the database {redacted(database)}: {exc}",
               file=sys.stderr)
         return 1
-    if args.workers:
-        return serve_with_gunicorn(args, str(database), ssl_context)
+    problem = check_pipeline_options(args)
+    if problem:
+        print(f"tilecam serve: {problem}", file=sys.stderr)
+        return 2
+    cameras = start_table_cameras(args, str(database))
+    try:
+        return serve_pages(args, database, ssl_context, cameras)
+    finally:
+        if cameras is not None:
+            cameras.stop()
 
-    app = create_app({"DATABASE": str(database)})
+
+def check_pipeline_options(args: argparse.Namespace) -> str:
+    """What is wrong with the options of the tables' camera pipelines ('' when nothing)."""
+    if args.pipelines < 0:
+        return "--pipelines must be 0 or more"
+    if not args.pipeline_idle > 0 or (args.quiet_seconds is not None
+                                      and not args.quiet_seconds > 0):
+        return "--pipeline-idle and --quiet-seconds must be above 0"
+    if args.profile is not None and not (args.profile / "profile.json").is_file():
+        return f"--profile {args.profile}: no profile there (tilecam calibrate makes one)"
+    return ""
+
+
+def start_table_cameras(args: argparse.Namespace, database: str) -> SupervisorHandle | None:
+    """The supervisor of the tables' camera pipelines (None with ``--pipelines 0``)."""
+    from tilecam.table_cameras import PipelineSettings, start_supervisor
+    from webui.database import is_postgres
+    from webui.store import default_database
+
+    if args.pipelines == 0:
+        return None
+    if not is_postgres(database):
+        database = str(Path(database).resolve())  # the same file whatever the folder
+    settings = PipelineSettings(
+        database=database,
+        profile_dir=None if args.profile is None else str(args.profile.resolve()),
+        # Beside the default games file, whichever database keeps the games: a profile is
+        # files, and the folder is this computer's.
+        table_profiles=str(default_database().parent / "table-profiles"),
+        quiet_seconds=args.quiet_seconds, idle_seconds=args.pipeline_idle,
+        max_tables=args.pipelines)
+    return start_supervisor(settings)
+
+
+def serve_pages(args: argparse.Namespace, database: str | Path,
+                ssl_context: tuple[str, str] | None, cameras: SupervisorHandle | None) -> int:
+    from werkzeug.serving import make_server
+
+    from webui import create_app
+    from webui.table_cameras import CONFIG_KEY
+
+    config: dict[str, object] = {"DATABASE": str(database)}
+    if cameras is not None:
+        config[CONFIG_KEY] = cameras.address
+    if args.workers:
+        return serve_with_gunicorn(args, config, ssl_context)
+
+    app = create_app(config)
     try:
         server = make_server(args.host, args.port, app, threaded=True, ssl_context=ssl_context)
     except OSError as exc:
@@ -174,13 +250,14 @@ def announce(host: str, port: int, database: str, https: bool) -> None:
             print(f"tilecam: on this network open {scheme}://{address}:{port}/", flush=True)
 
 
-def serve_with_gunicorn(args: argparse.Namespace, database: str,
+def serve_with_gunicorn(args: argparse.Namespace, config: dict[str, object],
                         ssl_context: tuple[str, str] | None) -> int:
     """Serve the pages with gunicorn: ``args.workers`` processes of ``args.threads`` threads."""
     from gunicorn.app.base import BaseApplication
 
     from webui import create_app
 
+    database = str(config["DATABASE"])
     host = f"[{args.host}]" if ":" in args.host else args.host
     settings: dict[str, object] = {
         "bind": f"{host}:{args.port}",
@@ -216,7 +293,7 @@ def serve_with_gunicorn(args: argparse.Namespace, database: str,
         def load(self) -> object:
             # Each worker makes its own app after the fork: its own database connections,
             # its own games in memory and its own listener for the others' changes.
-            return create_app({"DATABASE": database})
+            return create_app(config)
 
     try:
         ClubServer().run()

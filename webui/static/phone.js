@@ -38,8 +38,20 @@
     const result = await api(url, { raw: blob, contentType: "image/jpeg", pin: pin() });
     if (result.ok) sent += 1; else failed += 1;
     if (result.status === 403) { Pin.forget(gameId); stop(); }
-    status.textContent = "Frames sent: " + sent + (failed ? ", refused: " + failed + " (" + (result.data?.message || "") + ")" : "");
+    status.textContent = "Frames sent: " + sent + (failed ? ", refused: " + failed + " (" + (result.data?.message || "") + ")" : "")
+      + pipelineText(result.data?.pipeline);
     busy = false;
+  }
+
+  /* What the server's camera pipeline for this game says (a club server runs one per table). */
+  function pipelineText(pipeline) {
+    if (!pipeline) return "";
+    let text = " · camera pipeline: " + pipeline.state;
+    if (pipeline.board === "found") text += ", board in view";
+    else if (pipeline.board === "lost") text += ", no board in the picture: get the whole board in view";
+    if (pipeline.moves) text += ", " + pipeline.moves + (pipeline.moves === 1 ? " move" : " moves");
+    if (pipeline.message) text += " (" + pipeline.message + ")";
+    return text;
   }
 
   async function start() {
