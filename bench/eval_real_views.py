@@ -15,6 +15,12 @@ Each photo is read uncalibrated (``read_board(image, None, tileset)``, what ``ti
     up from the board included (a turn about the centre shows no parallax).  The focal length
     is taken as the photo's longer side (a phone's usual field of view); the picture is then
     shifted so that the whole board stays inside it.
+``steep``
+    The board seen from lower down: the picture warped so that the board's quadrilateral
+    becomes a trapezoid whose far edge is 0.65 of its near edge and whose depth is 0.6 of its
+    width, as a phone about 50 degrees from overhead sees it (a homography of the board's
+    plane: exact for the board, the tiles' faces a few millimetres above it shift a little less
+    than they would).  The far rows are left with fewer pixels, as in such a photo.
 ``1080p``
     Scaled down so that its longer side is 1920 pixels (``INTER_AREA``), as a video frame.
 ``small``
@@ -88,6 +94,35 @@ def camera_turned(image: np.ndarray, pitch: float, yaw: float) -> np.ndarray:
                                borderMode=cv2.BORDER_REPLICATE)
 
 
+def seen_steeper(image: np.ndarray, far: float = 0.65, depth: float = 0.6) -> np.ndarray:
+    """The picture warped so that the board's far edge is ``far`` of its near edge and its
+    depth ``depth`` of its width, the near edge kept where it was in size."""
+    corners = np.asarray(locate_board(image, quality=False).corners, np.float64)
+    h, w = image.shape[:2]
+    # The board's lowest edge in the picture is the near one.
+    edges = [(i, (i + 1) % 4) for i in range(4)]
+    near = max(edges, key=lambda e: corners[e[0], 1] + corners[e[1], 1])
+    a, b = corners[near[0]], corners[near[1]]
+    width = float(np.hypot(*(b - a)))
+    centre_x = (a[0] + b[0]) / 2
+    base = min(h - 1.0, max(a[1], b[1]))
+    top = base - depth * width
+    target = np.zeros((4, 2))
+    # The near edge's ends, then the far edge's, in the corners' own order.
+    far_of = {near[0]: (near[0] - 1) % 4, near[1]: (near[1] + 1) % 4}
+    left, right = (near[0], near[1]) if a[0] <= b[0] else (near[1], near[0])
+    target[left] = (centre_x - width / 2, base)
+    target[right] = (centre_x + width / 2, base)
+    target[far_of[left]] = (centre_x - far * width / 2, top)
+    target[far_of[right]] = (centre_x + far * width / 2, top)
+    shift = np.array([w / 2, h / 2]) - (target.min(axis=0) + target.max(axis=0)) / 2
+    target += shift
+    homography = cv2.getPerspectiveTransform(corners.astype(np.float32),
+                                             target.astype(np.float32))
+    return cv2.warpPerspective(image, homography, (w, h), flags=cv2.INTER_AREA,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
 def scaled_to(image: np.ndarray, longer_side: int) -> np.ndarray:
     h, w = image.shape[:2]
     factor = longer_side / max(h, w)
@@ -123,6 +158,7 @@ def warm(image: np.ndarray) -> np.ndarray:
 VIEWS: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
     "as taken": lambda image, seed: image,
     "tilted": lambda image, seed: camera_turned(image, TILT_DEGREES, TILT_DEGREES),
+    "steep": lambda image, seed: seen_steeper(image),
     "1080p": lambda image, seed: scaled_to(image, 1920),
     "small": lambda image, seed: board_scaled(image, SMALL_BOARD_PX),
     "jpeg": lambda image, seed: recompressed(image, JPEG_QUALITY),
