@@ -125,7 +125,7 @@ from scorer.lexicon import Lexicon  # noqa: E402
 from scorer.tiles import TileSet  # noqa: E402
 from vision.locate import BoardNotFound  # noqa: E402
 from vision.read import UNSURE_SHOWN, BoardReading, read_board  # noqa: E402
-from vision.rectified import UnreadableImage  # noqa: E402
+from vision.rectified import UNSURE, UnreadableImage  # noqa: E402
 from vision.wordcheck import check_reading  # noqa: E402
 
 PHOTOS = REPO.parent / "shared" / "data" / "photos"
@@ -255,9 +255,14 @@ class Wrong:
     @property
     def unflagged(self) -> bool:
         """Read wrong without the reading saying it is unsure of the square (its confidence
-        at least :data:`vision.read.UNSURE_SHOWN`): a mistake nobody is warned of."""
-        return self.kind != "not_found" and (
-            self.confidence is None or self.confidence >= UNSURE_SHOWN)
+        at least :data:`vision.read.UNSURE_SHOWN`; a tile read empty is warned of where its
+        square is among :meth:`BoardReading.maybe_tiles`): a mistake nobody is warned of."""
+        if self.kind == "not_found" or self.confidence is None:
+            return self.kind != "not_found"
+        if self.got == EMPTY:
+            # A square read empty is named among the squares that may hold a tile.
+            return self.confidence > UNSURE
+        return self.confidence >= UNSURE_SHOWN
 
     @property
     def square(self) -> str:

@@ -164,6 +164,13 @@ class BoardReading:
                          f"square): letters may be misread"
                          + (f" (unsure: {', '.join(unsure)})" if unsure else "")
                          + "; hold the camera still, let it focus, and take the photo again")
+        maybe = self.maybe_tiles()
+        if maybe:
+            found.append(
+                f"{len(maybe)} {'square' if len(maybe) == 1 else 'squares'} looked like "
+                f"{'a tile' if len(maybe) == 1 else 'tiles'} but showed no letter and "
+                f"{'is' if len(maybe) == 1 else 'are'} read empty: {', '.join(maybe)}; "
+                f"check {'it' if len(maybe) == 1 else 'them'}")
         apart = tiles_apart(self.board)
         if apart:
             found.append(
@@ -184,14 +191,29 @@ class BoardReading:
         return [Square(r, c).name for r in range(SIZE) for c in range(SIZE)
                 if self.board[r][c] != "." and self.confidence[r, c] < UNSURE_SHOWN]
 
+    def maybe_tiles(self) -> list[str]:
+        """The squares read empty although taken for a tile (a face, but no letter on it that
+        a reader could find: a heavy blur, glare), named as :meth:`unsure_squares` names them:
+        confidence :data:`vision.rectified.UNSURE` or less.
+
+        >>> confidence = np.ones((15, 15)); confidence[7, 9] = 0.5
+        >>> board = ["." * 15] * 7 + ["......CAT......"] + ["." * 15] * 7
+        >>> BoardReading(board, np.zeros((4, 2)), confidence, 0.1).maybe_tiles()
+        ['J8']
+        """
+        return [Square(r, c).name for r in range(SIZE) for c in range(SIZE)
+                if self.board[r][c] == "." and self.confidence[r, c] <= UNSURE]
+
     def to_json(self) -> dict:
-        """The reading as plain JSON types (``unsure``: :meth:`unsure_squares`)."""
+        """The reading as plain JSON types (``unsure``: :meth:`unsure_squares`,
+        ``maybe_tiles``: :meth:`maybe_tiles`)."""
         return {
             "board": list(self.board),
             "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in self.corners],
             "confidence": [[round(float(c), 3) for c in row] for row in self.confidence],
             "seconds": round(self.seconds, 4),
             "unsure": self.unsure_squares(),
+            "maybe_tiles": self.maybe_tiles(),
         } | ({} if self.not_in_word_list is None else {"not_in_word_list": [
             {"word": word, "position": position} for word, position in self.not_in_word_list]})
 
