@@ -20,10 +20,27 @@ Why the local store's log rather than the pipeline's calls: the players answer q
 correct letters on the run's own pages too, and all of it is in that log, in the order it was
 applied, which is the order the server must apply it in.
 
-The server's game is the table's: the local game starts as a copy of it (its operations
-replayed), and from then on the table's operations go one way, to the server.  One the server
-refuses (someone changed the game there in between) is kept in the outbox as refused, said,
-and skipped: the ones after it still go.
+The server's game is the table's, and the server's order of operations is the game's order.
+The local game starts as a copy of it (its operations replayed); from then on the local game
+stays the server's game plus the table's operations the server does not have yet:
+
+- each operation is sent with the number of the server's last operation the local game holds
+  (``after_seq``), and the server stores it only if nothing else came in between (else a 409
+  ``behind``).  So the table's operations never land on the server in another order than here;
+- what others change on the server meanwhile (the director corrects a past move, enters a
+  challenge, a pass, an undo, answers the table's question) is fetched (``GET .../ops``, when
+  the table has nothing to send, every :data:`PULL_INTERVAL` seconds, and at once when the
+  server answers ``behind``) and taken into the local game in the server's order, before the
+  table's operations still waiting, which are then applied again on top
+  (:meth:`webui.store.GameStore.rebase`); the camera pipeline goes on from the game so changed,
+  as from a correction on the table's own pages;
+- an operation of the table that the server refuses is dropped from the local game as well
+  (kept in the outbox with why, and said); so is one waiting that no longer applies on top of
+  the server's changes.
+
+Copies of the server's operations are stored with the operation id ``server-<its number>``:
+after a crash between taking them in and noting it in the outbox, the outbox is set right from
+the local log itself when the run starts again, so nothing is taken in twice.
 """
 
 from __future__ import annotations
@@ -61,8 +78,14 @@ TRY_AGAIN_STATUSES = {429, 502, 503, 504}
 #: is gone): nothing is skipped, the operations wait until someone sets it right.
 BLOCKING_STATUSES = {401, 403, 404}
 
+#: Seconds between two looks for changes others made to the table's game on the server, while
+#: the table has nothing to send (a look is one small request).
+PULL_INTERVAL = 2.0
+
 #: Stored operation -> URL action, the inverse of the API's table.
 ACTION_OF_OP = {op: action for action, op in ACTIONS.items()}
+#: Operation ids of the local copies of the server's operations: ``server-<its number>``.
+SERVER_COPY_PREFIX = "server-"
 
 OUTBOX_SCHEMA = """
 CREATE TABLE IF NOT EXISTS table_uplinks (
@@ -81,6 +104,15 @@ CREATE TABLE IF NOT EXISTS table_refused (
     message TEXT NOT NULL,
     at REAL NOT NULL,
     PRIMARY KEY (local_game, seq)
+);
+CREATE TABLE IF NOT EXISTS table_dropped (
+    local_game TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    op_id TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    message TEXT NOT NULL,
+    at REAL NOT NULL,
+    op TEXT NOT NULL
 );
 """
 
@@ -174,6 +206,19 @@ def request_for(op: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     return ACTION_OF_OP[kind], fields
 
 
+def describe_server_op(op: Mapping[str, Any]) -> str:
+    """A change made on the server, in a few words for the console.
+
+    >>> describe_server_op({"op": "edit", "change": "replace", "number": 3})
+    'edit (replace event 3)'
+    >>> describe_server_op({"op": "pass"})
+    'pass'
+    """
+    if op.get("op") == "edit":
+        return f"edit ({op.get('change')} event {op.get('number')})"
+    return str(op.get("op"))
+
+
 # ------------------------------------------------------------------------------ the outbox
 
 
@@ -187,6 +232,8 @@ class TableLinkRecord:
     table_name: str
     server_game: str
     sent: int
+    #: The number, on the server, of the operation that local operation ``sent`` is there.
+    server_seq: int = 0
 
 
 class Outbox:
@@ -205,12 +252,19 @@ class Outbox:
         # be sent again and answered "already have it": harmless, but not needed).
         self._conn.execute("PRAGMA synchronous=FULL")
         self._conn.executescript(OUTBOX_SCHEMA)
+        columns = {row[1] for row in self._conn.execute("PRAGMA table_info(table_uplinks)")}
+        if "server_seq" not in columns:
+            # A file of a run from before the server's changes were taken in: its operations
+            # and the server's were the same, one for one, unless the director changed it.
+            self._conn.execute("ALTER TABLE table_uplinks ADD COLUMN server_seq INTEGER")
+            self._conn.execute("UPDATE table_uplinks SET server_seq = sent")
 
     def find(self, server: str, event_id: str, table_name: str) -> TableLinkRecord | None:
         with self._lock:
             row = self._conn.execute(
-                "SELECT local_game, server, event_id, table_name, server_game, sent"
-                " FROM table_uplinks WHERE server = ? AND event_id = ? AND table_name = ?",
+                "SELECT local_game, server, event_id, table_name, server_game, sent,"
+                " server_seq FROM table_uplinks WHERE server = ? AND event_id = ?"
+                " AND table_name = ?",
                 (server, event_id, table_name)).fetchone()
         return None if row is None else TableLinkRecord(*row)
 
@@ -218,9 +272,9 @@ class Outbox:
         with self._lock:
             self._conn.execute(
                 "INSERT INTO table_uplinks (local_game, server, event_id, table_name,"
-                " server_game, sent) VALUES (?, ?, ?, ?, ?, ?)",
+                " server_game, sent, server_seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (link.local_game, link.server, link.event_id, link.table_name,
-                 link.server_game, link.sent))
+                 link.server_game, link.sent, link.server_seq))
 
     def sent(self, local_game: str) -> int:
         with self._lock:
@@ -228,30 +282,51 @@ class Outbox:
                                      (local_game,)).fetchone()
         return 0 if row is None else int(row[0])
 
-    def confirm(self, local_game: str, seq: int) -> None:
-        """The server has every operation up to ``seq``."""
+    def position(self, local_game: str) -> tuple[int, int]:
+        """``(sent, server_seq)``: the local operations up to ``sent`` are the server's up to
+        ``server_seq``; the local ones after it wait to be sent."""
         with self._lock:
-            self._conn.execute("UPDATE table_uplinks SET sent = ? WHERE local_game = ?"
-                               " AND sent < ?", (seq, local_game, seq))
+            row = self._conn.execute(
+                "SELECT sent, server_seq FROM table_uplinks WHERE local_game = ?",
+                (local_game,)).fetchone()
+        return (0, 0) if row is None else (int(row[0]), int(row[1]))
 
-    def refuse(self, local_game: str, seq: int, op_id: str, status: int, message: str) -> None:
-        """The server refused operation ``seq``: kept with why, and counted as handled."""
+    def confirm(self, local_game: str, seq: int, server_seq: int) -> None:
+        """The server has every operation up to ``seq``, the last as its ``server_seq``."""
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute("UPDATE table_uplinks SET sent = ?, server_seq = ?"
+                               " WHERE local_game = ?", (seq, server_seq, local_game))
+
+    def refuse(self, local_game: str, op: Mapping[str, Any], op_id: str, status: int,
+               message: str) -> None:
+        """An operation of the table's that the server refused, or that no longer applied
+        after the server's changes (status 0): kept with why, as it was."""
+        with self._lock:
             self._conn.execute(
-                "INSERT INTO table_refused (local_game, seq, op_id, status, message, at)"
-                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (local_game, seq) DO NOTHING",
-                (local_game, seq, op_id, status, message, time.time()))
-            self._conn.execute("UPDATE table_uplinks SET sent = ? WHERE local_game = ?"
-                               " AND sent < ?", (seq, local_game, seq))
-            self._conn.execute("COMMIT")
+                "INSERT INTO table_dropped (local_game, seq, op_id, status, message, at, op)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (local_game, int(op["seq"]), op_id, status, message, time.time(),
+                 json.dumps({k: v for k, v in op.items() if k not in ("seq", "reason")})))
 
     def refused(self, local_game: str) -> list[dict[str, Any]]:
         with self._lock:
             rows = self._conn.execute(
                 "SELECT seq, op_id, status, message FROM table_refused WHERE local_game = ?"
-                " ORDER BY seq", (local_game,)).fetchall()
+                " UNION ALL SELECT seq, op_id, status, message FROM table_dropped"
+                " WHERE local_game = ?", (local_game, local_game)).fetchall()
         return [{"seq": s, "op_id": i, "status": st, "message": m} for s, i, st, m in rows]
+
+    def recover(self, store: GameStore, local_game: str) -> None:
+        """After a crash between taking the server's operations into the local game and
+        noting it here: the last local copy of one (its operation id says its number there)
+        marks how far the two agree."""
+        sent, _ = self.position(local_game)
+        copies = [op for op in store.ops(local_game, sent)
+                  if str(op.get("op_id", "")).startswith(SERVER_COPY_PREFIX)]
+        if copies:
+            last = copies[-1]
+            self.confirm(local_game, int(last["seq"]),
+                         int(last["op_id"][len(SERVER_COPY_PREFIX):]))
 
     def close(self) -> None:
         with self._lock:
@@ -294,7 +369,8 @@ def join_table(store: GameStore, outbox: Outbox, server: ClubServer, event_id: s
         [p["name"] for p in state["players"]], pin=server.pin,
         tileset=state["tileset"]["code"], rules=state.get("rules"), clock_minutes=minutes,
         title=state.get("title") or name, ops=ops)
-    record = TableLinkRecord(local_game, server.base, event_id, name, game_id, len(ops))
+    record = TableLinkRecord(local_game, server.base, event_id, name, game_id, len(ops),
+                             int(stored[-1]["seq"]) if stored else 0)
     outbox.record(record)
     return record
 
@@ -310,12 +386,15 @@ class UplinkStatus:
     waiting: int = 0
     sent: int = 0
     refused: int = 0
+    #: operations made by others on the server and taken into the local game
+    taken_in: int = 0
     last_error: str = ""
     since: float = field(default_factory=time.time)
 
     def to_dict(self) -> dict[str, Any]:
         return {"online": self.online, "waiting": self.waiting, "sent": self.sent,
-                "refused": self.refused, "last_error": self.last_error, "since": self.since}
+                "refused": self.refused, "taken_in": self.taken_in,
+                "last_error": self.last_error, "since": self.since}
 
 
 class TableUplink:
@@ -329,8 +408,10 @@ class TableUplink:
         self.server = server
         self.record = record
         self.say = say or (lambda line: None)
+        outbox.recover(store, record.local_game)
         self.status = UplinkStatus(sent=outbox.sent(record.local_game),
                                    refused=len(outbox.refused(record.local_game)))
+        self.pull_interval = PULL_INTERVAL
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._idle = threading.Condition()
@@ -379,21 +460,23 @@ class TableUplink:
     def _run(self) -> None:
         delay = RETRY_FIRST
         version = -1
+        next_pull = 0.0
         while not self._stop.is_set():
             try:
-                sent = self.outbox.sent(self.local_game)
+                sent, _ = self.outbox.position(self.local_game)
                 pending = self.store.ops(self.local_game, sent)
                 self.status.waiting = len(pending)
                 if not pending:
                     with self._idle:
                         self._idle.notify_all()
-                    version = self.store.wait_for_change(self.local_game, version, 1.0)
+                    if time.monotonic() >= next_pull:
+                        self.take_server_changes()
+                        self._online()
+                        next_pull = time.monotonic() + self.pull_interval
+                    wait = max(0.0, min(1.0, next_pull - time.monotonic()))
+                    version = self.store.wait_for_change(self.local_game, version, wait)
                     continue
-                for op in pending:
-                    if self._stop.is_set():
-                        return
-                    self._send(op)
-                    self.status.waiting -= 1
+                self._send_pending(pending)
                 self._online()
                 delay = RETRY_FIRST
             except ServerUnreachable as exc:
@@ -408,24 +491,68 @@ class TableUplink:
                 log.exception("sending to the club server failed")
                 self._stop.wait(RETRY_LONGEST)
 
-    def _send(self, op: Mapping[str, Any]) -> None:
-        """One operation to the server; confirmed (or refused) in the outbox when it answers."""
-        seq = int(op["seq"])
-        op_id = self.op_id(seq)
-        path, body = request_for(op)
-        try:
-            self.server.call("POST", f"/api/games/{self.record.server_game}/{path}",
-                             {**body, "op_id": op_id})
-        except ServerRefusal as exc:
-            if exc.status in BLOCKING_STATUSES:
-                raise
-            self.outbox.refuse(self.local_game, seq, op_id, exc.status, exc.message)
+    def _send_pending(self, pending: list[dict[str, Any]]) -> None:
+        """The waiting operations, in order, each confirmed in the outbox as the server
+        answers; stops at one it refuses, after taking in the server's game (see the module
+        notes)."""
+        _, server_seq = self.outbox.position(self.local_game)
+        for op in pending:
+            if self._stop.is_set():
+                return
+            seq = int(op["seq"])
+            op_id = self.op_id(seq)
+            path, body = request_for(op)
+            try:
+                answer = self.server.call(
+                    "POST", f"/api/games/{self.record.server_game}/{path}",
+                    {**body, "op_id": op_id, "after_seq": server_seq})
+            except ServerRefusal as exc:
+                if exc.code == "behind":
+                    self.take_server_changes()
+                    return
+                if exc.status in BLOCKING_STATUSES:
+                    raise
+                self.outbox.refuse(self.local_game, op, op_id, exc.status, exc.message)
+                self.status.refused += 1
+                self.say(f"tilecam: the club server refused event {seq} ({op['op']}): "
+                         f"{exc.message}; the table goes on without it")
+                self.take_server_changes(drop=[seq])
+                return
+            server_seq = int(answer["seq"])
+            self.outbox.confirm(self.local_game, seq, server_seq)
+            self.status.sent = seq
+            self.status.waiting -= 1
+
+    def take_server_changes(self, drop: list[int] | None = None) -> int:
+        """Take what others stored on the server since the local game's copy into it, before
+        the table's waiting operations (those in ``drop`` left out); how many were taken."""
+        sent, server_seq = self.outbox.position(self.local_game)
+        game = self.record.server_game
+        news = self.server.call("GET", f"/api/games/{game}/ops?after={server_seq}")["ops"]
+        own = [op for op in news if str(op.get("op_id", "")).startswith(f"{self.local_game}-")]
+        if own:
+            # Cannot happen while every operation goes with after_seq; taking it in would
+            # make the table's own operation twice in its game.
+            raise RuntimeError(f"the server holds operation {own[0]['op_id']} after "
+                               f"operation {server_seq}, which this table never sent there")
+        if not news and not drop:
+            return 0
+        dropped = self.store.rebase(self.local_game, keep=sent, ops=news, drop=drop or ())
+        self.outbox.confirm(self.local_game, sent + len(news),
+                            int(news[-1]["seq"]) if news else server_seq)
+        if news:
+            self.status.taken_in += len(news)
+            kinds = ", ".join(describe_server_op(op) for op in news)
+            self.say(f"tilecam: taken from the club server, changed there: {kinds}")
+        for op in dropped:
+            if op["seq"] in (drop or ()):
+                continue
+            self.outbox.refuse(self.local_game, op, self.op_id(int(op["seq"])), 0,
+                               op["reason"])
             self.status.refused += 1
-            self.say(f"tilecam: the club server refused event {seq} ({op['op']}): "
-                     f"{exc.message}; the table goes on")
-            return
-        self.outbox.confirm(self.local_game, seq)
-        self.status.sent = seq
+            self.say(f"tilecam: event {op['seq']} ({op['op']}) of this table no longer "
+                     f"applies after the club server's changes ({op['reason']}): dropped")
+        return len(news)
 
     def _online(self) -> None:
         status = self.status

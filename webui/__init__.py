@@ -55,6 +55,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         api,
         camera,
         club,
+        club_setup,
         controls,
         dictionary,
         events,
@@ -63,12 +64,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )
 
     for module in (api, events, scoreboard, controls, dictionary, camera, analysis, club,
-                   table_cameras):
+                   club_setup, table_cameras):
         app.register_blueprint(module.bp)
 
     @app.errorhandler(StoreError)
     def store_error(exc: StoreError) -> tuple[Response | str, int]:
-        return error_response(exc.code, exc.message, exc.status)
+        return error_response(exc.code, exc.message, exc.status, exc.field)
 
     @app.errorhandler(app.extensions[STORE_KEY].database_error)
     def database_error(exc: Exception) -> tuple[Response | str, int]:
@@ -115,8 +116,11 @@ def wants_json() -> bool:
     return best == "application/json"
 
 
-def error_response(code: str, message: str, status: int) -> tuple[Response | str, int]:
+def error_response(code: str, message: str, status: int,
+                   field: str | None = None) -> tuple[Response | str, int]:
     if wants_json():
+        if field is not None:
+            return jsonify(error=code, message=message, field=field), status
         return jsonify(error=code, message=message), status
     return render_template("error.html", code=code, message=message, status=status), status
 

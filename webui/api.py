@@ -7,6 +7,8 @@ a refused request changes nothing.
 A change may carry an operation id (JSON field ``op_id``, at most 80 characters, unique within
 the game): sent again, it is answered ``{"ok": true, "already": true, "seq": N}`` (status 200)
 and not applied twice.  A table's client that lost a reply sends the change again safely.
+With ``after_seq`` (the number of the game's last operation as the sender knows it) a change
+is refused with 409 ``behind`` when someone else changed the game since.
 
 =========================================  ====================================================
 ``GET  /api/games``                         stored games, newest first
@@ -126,6 +128,17 @@ def _ok(result: dict[str, Any], game_id: str, status: int = 200) -> tuple[Respon
 def take_op_id(data: dict[str, Any]) -> str | None:
     """The request's operation id (removed from ``data``; checked by the store)."""
     return data.pop("op_id", None)
+
+
+def take_after_seq(data: dict[str, Any]) -> int | None:
+    """The number of the game's last operation as the sender knows it (``after_seq``,
+    removed from ``data``): the change is refused (409 ``behind``) when the game has moved
+    on since (see :meth:`GameStore.apply`)."""
+    if data.get("after_seq") is None:
+        data.pop("after_seq", None)
+        return None
+    return require_int({"after_seq": data.pop("after_seq")}, "after_seq", low=0,
+                       high=10**9)
 
 
 # -- games --------------------------------------------------------------------------------------
@@ -285,11 +298,12 @@ def act(game_id: str, action: str) -> tuple[Response, int]:
     data = request_data()
     require_pin(game_id, data)
     op_id = take_op_id(data)
+    after_seq = take_after_seq(data)
     op = {k: v for k, v in data.items() if k != "pin"}
     op["op"] = ACTIONS[action]
     # Where a change came from, for the game's history (a name may come with it as "by").
     op["client"] = request.remote_addr or None
-    result = get_store().apply(game_id, op, op_id=op_id)
+    result = get_store().apply(game_id, op, op_id=op_id, after_seq=after_seq)
     # A camera placement that needs a person's answer first is accepted, not yet played.
     status = 202 if action == "placements" and "question" in result else 200
     return _ok(result, game_id, status)
@@ -310,12 +324,13 @@ def add_question(game_id: str) -> tuple[Response, int]:
     data = request_data()
     require_pin(game_id, data)
     op_id = take_op_id(data)
+    after_seq = take_after_seq(data)
     kind = data.get("kind")
     options = data.get("options", [])
     fields = {k: v for k, v in data.items() if k not in ("kind", "options", "pin")}
     result = get_store().apply(
         game_id, {"op": "question", "kind": kind, "options": options, "data": fields},
-        op_id=op_id,
+        op_id=op_id, after_seq=after_seq,
     )
     return _ok(result, game_id, 201)
 
@@ -325,7 +340,7 @@ def answer_question(game_id: str, qid: int) -> tuple[Response, int]:
     data = request_data()
     require_pin(game_id, data)
     result = get_store().apply(game_id, {"op": "answer", "qid": qid, "answer": data.get("answer")},
-                               op_id=take_op_id(data))
+                               op_id=take_op_id(data), after_seq=take_after_seq(data))
     return _ok(result, game_id)
 
 

@@ -4,6 +4,7 @@
                                       "tables": [{"name", "players": [...], "pin"}, ...]}``
                                       (one game per table; the director's PIN changes any of
                                       them, each table's PIN only its own)
+``GET  /api/events``                  every event, newest first (id, name, created, tables)
 ``GET  /api/events/<id>``             every table in brief and the standings (JSON)
 ``GET  /api/events/<id>/stream``      the same as server-sent ``overview`` events, again on
                                       every change of any table's game
@@ -24,7 +25,8 @@ import io
 import json
 import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
@@ -34,15 +36,25 @@ from webui.store import GameStore, StoreError, premium_rows
 bp = Blueprint("club", __name__)
 
 
-@bp.post("/api/events")
-def create_event() -> tuple[Response, int]:
-    data = request_data()
+def create_event_from(data: Mapping[str, Any]) -> str:
+    """Set up the event ``data`` describes (the JSON of ``POST /api/events``; the setup page
+    sends the same); its id, or the :class:`StoreError` naming the field at fault."""
     tables = data.get("tables")
     if not isinstance(tables, list):
-        raise StoreError("wrong_type", "tables must be a list of {name, players, pin}")
-    store = get_store()
-    event_id = store.create_club_event(data.get("name"), pin=data.get("pin"), tables=tables)
-    return jsonify(ok=True, id=event_id, overview=store.club_overview(event_id)), 201
+        raise StoreError("wrong_type", "tables must be a list of {name, players, pin}",
+                         field="tables")
+    return get_store().create_club_event(data.get("name"), pin=data.get("pin"), tables=tables)
+
+
+@bp.post("/api/events")
+def create_event() -> tuple[Response, int]:
+    event_id = create_event_from(request_data())
+    return jsonify(ok=True, id=event_id, overview=get_store().club_overview(event_id)), 201
+
+
+@bp.get("/api/events")
+def list_events() -> Response:
+    return jsonify(events=get_store().list_club_events())
 
 
 @bp.get("/api/events/<event_id>")

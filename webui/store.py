@@ -74,6 +74,10 @@ PIN_WINDOW = 60.0
 
 #: Tables of one club event (a club plays 10 to 40 boards at once).
 MAX_TABLES = 60
+#: Which field of a club event's table a refusal of its game's settings is about (the
+#: players, where not named here).
+TABLE_FIELD_OF_ERROR = {"bad_pin": "pin", "unknown_tileset": "tileset", "bad_rules": "rules",
+                        "out_of_range": "clock_minutes", "no_such_word_list": "lexicon"}
 
 GAME_ID_RE = re.compile(r"^[a-z0-9]{6,16}$")
 PIN_RE = re.compile(r"^[^\s]{4,32}$")
@@ -138,13 +142,17 @@ CREATE TABLE IF NOT EXISTS calibration (
 
 
 class StoreError(ValueError):
-    """A request the store refuses.  ``code`` is a stable name, ``status`` the HTTP status."""
+    """A request the store refuses.  ``code`` is a stable name, ``status`` the HTTP status;
+    ``field``, where known, the request field at fault (``tables.2.pin``), so a form can say
+    it next to that field."""
 
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
+    def __init__(self, code: str, message: str, status: int = 400,
+                 field: str | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
         self.status = status
+        self.field = field
 
 
 def default_database() -> Path:
@@ -1200,13 +1208,19 @@ class GameStore:
             self._changed.notify_all()
 
     def apply(self, game_id: str, op: dict[str, Any], *,
-              op_id: str | None = None) -> dict[str, Any]:
+              op_id: str | None = None, after_seq: int | None = None) -> dict[str, Any]:
         """Validate ``op``, apply it to the live game and commit it; returns the result with
-        the new ``version``.  Nothing changes when any check fails.
+        the new ``version`` and the operation's number ``seq``.  Nothing changes when any
+        check fails.
 
         ``op_id`` is the sender's name for the operation (a table's client sends each one
         until it hears back): when the game already holds an operation of that id, nothing is
-        applied and the result is ``{"already": True, "seq": its number, "version"}``."""
+        applied and the result is ``{"already": True, "seq": its number, "version"}``.
+
+        ``after_seq``: apply only if operation ``after_seq`` is the game's last (else a 409
+        ``behind``).  A table's copy of the game sends it: an operation made on a copy that
+        lacks someone else's later change would land after that change here and before it
+        there, and the copies would differ."""
         if op_id is not None and (not isinstance(op_id, str) or not 0 < len(op_id) <= OP_ID_MAX
                                   or not op_id.isprintable()):
             raise StoreError("bad_op_id", f"an operation id is 1 to {OP_ID_MAX} printable "
@@ -1226,6 +1240,10 @@ class GameStore:
                         if stored is not None:
                             return {"already": True, "seq": int(stored[0]),
                                     "version": live.version}
+                    if after_seq is not None and after_seq != live.ops:
+                        raise StoreError(
+                            "behind", f"the game has changed since operation {after_seq}"
+                                      f" (it has {live.ops}): take those changes first", 409)
                     applied = True
                     result = self._apply_to(live, op)
                     seq = live.ops + 1
@@ -1245,7 +1263,84 @@ class GameStore:
             live.updated = result.pop("at")
             self._bump(live)
             result["version"] = live.version
+            result["seq"] = seq
             return result
+
+    def rebase(self, game_id: str, *, keep: int, ops: Sequence[Mapping[str, Any]],
+               drop: Sequence[int] = ()) -> list[dict[str, Any]]:
+        """Make the game's log its first ``keep`` operations, then ``ops`` (another copy's
+        operations as that copy stored them, each with its ``seq`` and ``at``: stored here
+        with the operation id ``server-<seq>``), then its own operations after ``keep``
+        again, but for those numbered in ``drop``.  One of its own that no longer applies on
+        top is dropped too.  One transaction: all of it, or nothing (a :class:`StoreError`
+        when one of ``ops`` does not apply).
+
+        A table's copy of a club game takes in this way what others changed on the server
+        (the server's order is the game's).  Returns the operations dropped, as stored, with
+        ``seq`` (their former number) and ``reason``."""
+        drop_set = set(drop)
+        with self._lock:
+            before = self._loaded(game_id)
+            with self._db.transaction():
+                self._db.lock_game(game_id)
+                rows = self._db.execute(
+                    "SELECT seq, at, op, op_id FROM ops WHERE game_id = ? ORDER BY seq",
+                    (game_id,)).fetchall()
+                kept = [(at, json.loads(text), op_id) for seq, at, text, op_id in rows
+                        if seq <= keep]
+                if len(kept) != keep:
+                    raise StoreError("bad_rebase", f"the game has {len(rows)} operations, not"
+                                                   f" {keep} to keep", 409)
+                for op in ops:
+                    body = {k: v for k, v in op.items() if k not in ("seq", "at", "op_id")}
+                    kept.append((float(op["at"]), body, f"server-{int(op['seq'])}"))
+                live = self._replayed(game_id, kept)
+                if live.damaged:
+                    raise StoreError("bad_rebase", live.damaged, 409)
+                dropped = []
+                for seq, at, text, op_id in rows:
+                    if seq <= keep:
+                        continue
+                    op = json.loads(text)
+                    reason = "dropped" if seq in drop_set else None
+                    if reason is None:
+                        try:
+                            live.execute(op, at)
+                        except (ValueError, KeyError, NeedsRebuild) as exc:
+                            reason = str(getattr(exc, "message", exc))
+                            # A refused call may have left the game half changed: replay.
+                            live = self._replayed(game_id, kept)
+                    if reason is None:
+                        kept.append((at, op, op_id))
+                        live.ops, live.updated = len(kept), max(live.updated, at)
+                    else:
+                        dropped.append({**op, "seq": seq, "reason": reason})
+                self._db.execute("DELETE FROM ops WHERE game_id = ? AND seq > ?",
+                                 (game_id, keep))
+                self._db.executemany(
+                    "INSERT INTO ops (game_id, seq, at, op, op_id) VALUES (?, ?, ?, ?, ?)",
+                    [(game_id, seq, at, json.dumps(op), op_id)
+                     for seq, (at, op, op_id) in enumerate(kept, start=1) if seq > keep])
+                self._db.execute("UPDATE games SET updated = ?, summary = ? WHERE id = ?",
+                                 (live.updated, summary_json(live), game_id))
+                self._db.announce(game_id, len(kept))
+            # Versions only grow: a page or a pipeline that saw the old log must see a change.
+            live.version = max(live.ops, before.version + 1)
+            self._live[game_id] = live
+            self._changed.notify_all()
+            return dropped
+
+    def _replayed(self, game_id: str, log: Sequence[tuple[float, dict[str, Any], Any]]
+                  ) -> LiveGame:
+        """A fresh game of ``game_id``'s settings with the operations of ``log`` applied."""
+        row = self._db.execute("SELECT created, settings FROM games WHERE id = ?",
+                               (game_id,)).fetchone()
+        settings = GameSettings.from_json(row[1])
+        live = LiveGame(game_id, settings, self.lexicon(settings.lexicon, settings.tileset),
+                        row[0])
+        self._replay(live, [(seq, at, json.dumps(op))
+                            for seq, (at, op, _) in enumerate(log, start=1)])
+        return live
 
     def _apply_to(self, live: LiveGame, op: dict[str, Any]) -> dict[str, Any]:
         """Check ``op`` and apply it to the game in memory; returns what :meth:`apply`
@@ -1407,23 +1502,39 @@ class GameStore:
         ``lexicon``).  Everything is stored in one transaction, or nothing."""
         title = " ".join(str(name).split()) if isinstance(name, str) else ""
         if not title or len(title) > 80 or not title.isprintable():
-            raise StoreError("bad_name", "an event's name is 1 to 80 printable characters")
+            raise StoreError("bad_name", "an event's name is 1 to 80 printable characters",
+                             field="name")
         if not isinstance(pin, str) or not PIN_RE.match(pin):
             raise StoreError("bad_pin", "the director's PIN must be 4 to 32 characters without"
-                                        " spaces")
+                                        " spaces", field="pin")
         if not isinstance(tables, Sequence) or not 1 <= len(tables) <= MAX_TABLES:
-            raise StoreError("table_count", f"1 to {MAX_TABLES} tables")
+            raise StoreError("table_count", f"1 to {MAX_TABLES} tables", field="tables")
         games: list[tuple[str, NewGame]] = []
+        # The director's PIN changes every table's game: a table given it could change them
+        # all.  A table is found by its name (tilecam run --table): two of one name, and a
+        # table's laptop could report to the other's game.  (Tables may share a PIN: a club
+        # that trusts its tables may give them all one; the form gives each its own.)
+        names_seen: dict[str, int] = {}
         for number, table in enumerate(tables, start=1):
+            where = f"tables.{number}"
             if not isinstance(table, Mapping):
-                raise StoreError("wrong_type", f"table {number} must be an object")
+                raise StoreError("wrong_type", f"table {number} must be an object", field=where)
             label = table.get("name") or f"Table {number}"
             if not isinstance(label, str) or len(label) > NAME_MAX or not label.isprintable():
                 raise StoreError("bad_name", f"table {number}: a name of at most {NAME_MAX}"
-                                             " printable characters")
+                                             " printable characters", field=f"{where}.name")
+            if table.get("pin") == pin:
+                raise StoreError("same_pin", f"table {number}: its PIN is the director's; a "
+                                 "table needs a PIN of its own", field=f"{where}.pin")
+            folded = " ".join(label.split()).casefold()
+            if folded in names_seen:
+                raise StoreError("same_name", f"table {number}: table {names_seen[folded]} is "
+                                 f"named {label!r} too", field=f"{where}.name")
+            names_seen[folded] = number
             players = table.get("players")
             if not isinstance(players, list):
-                raise StoreError("wrong_type", f"table {number}: players must be a list")
+                raise StoreError("wrong_type", f"table {number}: players must be a list",
+                                 field=f"{where}.players")
             try:
                 games.append((" ".join(label.split()), self._new_game(
                     players, pin=table.get("pin"), tileset=table.get("tileset", "en"),
@@ -1431,7 +1542,9 @@ class GameStore:
                     lexicon=table.get("lexicon", DEFAULT_LEXICON),
                     title=f"{title}: {label}", ops=(), gcg_header=None)))
             except StoreError as exc:
-                raise StoreError(exc.code, f"table {number}: {exc.message}", exc.status) from None
+                raise StoreError(exc.code, f"table {number}: {exc.message}", exc.status,
+                                 field=f"{where}.{TABLE_FIELD_OF_ERROR.get(exc.code, 'players')}"
+                                 ) from None
         salt = secrets.token_bytes(16)
         digest = hash_pin(pin, salt)
         event_id = new_game_id()
@@ -1448,6 +1561,16 @@ class GameStore:
             for _, new in games:
                 self._adopt(new)
         return event_id
+
+    def list_club_events(self) -> list[dict[str, Any]]:
+        """Every club event, newest first: ``{"id", "name", "created", "tables"}`` (a count)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT e.id, e.name, e.created, COUNT(t.number) FROM club_events e"
+                " LEFT JOIN club_tables t ON t.event_id = e.id"
+                " GROUP BY e.id, e.name, e.created ORDER BY e.created DESC").fetchall()
+        return [{"id": i, "name": n, "created": c, "tables": int(count)}
+                for i, n, c, count in rows]
 
     def club_event(self, event_id: str) -> dict[str, Any]:
         """``{"id", "name", "created", "tables": [{"number", "name", "game_id"}]}``."""
