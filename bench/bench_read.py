@@ -1,6 +1,6 @@
 """Cold reads of real photos, as ``tilecam read`` makes them: each in a fresh process on one core.
 
-    .venv/bin/python bench/bench_read.py [--runs 5]
+    .venv/bin/python bench/bench_read.py [--runs 5] [--repo DIR]
 
 For every handheld phone photo in ``../shared/data/photos/jheidel/`` (12 MP) and for the real
 game's frame 27 scaled to 1920x1080 (as ``bench/bench_letters.py`` makes it): ``cv2.imread``,
@@ -15,6 +15,10 @@ than the wall time (it does not count the time the process waits for the core).
 
 What a machine makes once and keeps in the user's cache (Tesseract's lean language data, the
 blur estimate's tables) is made by an untimed read first, as on a machine in use.
+
+``--repo DIR`` times the code of another checkout of tilecam (``git worktree add /tmp/before
+HEAD``) on the same photos: the machine's load sways both alike when they are timed one after
+the other.
 """
 
 from __future__ import annotations
@@ -61,11 +65,12 @@ print(decoded - started, done - decoded, time.process_time() - cpu)
 """
 
 
-def cold_read(photo: Path, tileset: str, env: dict[str, str]) -> tuple[float, float, float]:
+def cold_read(photo: Path, tileset: str, env: dict[str, str],
+              repo: Path = ROOT) -> tuple[float, float, float]:
     """Seconds to decode ``photo`` and to read it, and the CPU seconds of the read, in a fresh
-    process."""
+    process running the code of ``repo``."""
     out = subprocess.run(
-        [sys.executable, "-c", COLD_READ.format(repo=str(ROOT), photo=str(photo),
+        [sys.executable, "-c", COLD_READ.format(repo=str(repo), photo=str(photo),
                                                 tileset=tileset)],
         capture_output=True, text=True, check=True, env=env).stdout.split()
     return float(out[0]), float(out[1]), float(out[2])
@@ -74,6 +79,8 @@ def cold_read(photo: Path, tileset: str, env: dict[str, str]) -> tuple[float, fl
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="fresh processes per photo")
+    parser.add_argument("--repo", type=Path, default=ROOT,
+                        help="the checkout whose code is timed (default: this one)")
     args = parser.parse_args()
     if not PHONE.is_dir() or not GAME.is_dir():
         print(f"real photos not found beside the repository ({PHONE.parent}): nothing to time")
@@ -87,13 +94,14 @@ def main() -> int:
         cv2.imwrite(str(frame), full_hd(cv2.imread(str(GAME / "image-27.jpg"))))
         photos = [(p, "en", "phone") for p in sorted(PHONE.glob("*.jpg"))]
         photos.append((frame, "de", "1080p"))
-        cold_read(photos[0][0], "en", env)  # the user's cache, made once per machine
-        print(f"cold read + word check, one core, median of {args.runs} fresh processes")
+        cold_read(photos[0][0], "en", env, args.repo)  # the user's cache, made once per machine
+        print(f"cold read + word check, one core, median of {args.runs} fresh processes"
+              + ("" if args.repo == ROOT else f", code of {args.repo}"))
         print(f"  {'photo':<26s} {'kind':>6s} {'decode ms':>10s} {'read ms':>8s} "
               f"{'of target':>10s} {'cpu ms':>7s}")
         worst: dict[str, float] = {}
         for photo, tileset, kind in photos:
-            runs = [cold_read(photo, tileset, env) for _ in range(args.runs)]
+            runs = [cold_read(photo, tileset, env, args.repo) for _ in range(args.runs)]
             decode = statistics.median(r[0] for r in runs)
             read = statistics.median(r[1] for r in runs)
             cpu = statistics.median(r[2] for r in runs)

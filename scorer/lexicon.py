@@ -167,18 +167,32 @@ def _decode(data: bytes) -> tuple[str, str]:
         return data.decode("latin-1"), "latin-1"
 
 
+#: Lookups in a sorted list's text (:func:`_in_sorted_lines`, about 10 microseconds each)
+#: after which its words are made a set (25 ms for the bundled list, then a fraction of a
+#: microsecond each): a board's word check asks a few hundred words, a game's pipeline or a
+#: web server more as it goes on.
+SET_AFTER_LOOKUPS = 1000
+
+
 class Lexicon:
     """A set of valid words, compared case-insensitively (see :func:`normalise`)."""
 
-    __slots__ = ("_lines", "_words", "report")
+    __slots__ = ("_lines", "_lookups", "_sorted", "_words", "report")
 
-    def __init__(self, words: frozenset[str], report: LexiconReport,
-                 lines: str | None = None) -> None:
+    def __init__(self, words: frozenset[str] | None, report: LexiconReport,
+                 lines: str | None = None, *, sorted_lines: bool = False) -> None:
         """Wrap already normalised words; use the ``from_*`` constructors instead.  ``lines``:
-        the same words one per line, where the list was read whole (see :meth:`word_lines`)."""
+        the same words one per line, where the list was read whole (see :meth:`word_lines`).
+        ``sorted_lines``: ``lines`` holds each word once, in ascending order, and ``words``
+        may be None: the words are then looked up in the text and made a set only once
+        :data:`SET_AFTER_LOOKUPS` lookups were made, or the set is asked for."""
+        if words is None and not (sorted_lines and lines is not None):
+            raise ValueError("a lexicon without its set of words needs its sorted lines")
         self._words = words
         self.report = report
         self._lines = lines
+        self._sorted = sorted_lines
+        self._lookups = 0
 
     # -- construction ------------------------------------------------------------------------
 
@@ -317,9 +331,19 @@ class Lexicon:
 
     @classmethod
     def load_default(cls) -> Lexicon:
-        """Load the bundled ENABLE list afresh (172,820 words); :meth:`default` caches it."""
-        data = resources.files("scorer").joinpath(DEFAULT_RESOURCE).read_bytes()
-        return cls.from_bytes(data, source="ENABLE (bundled)", strict=True)
+        """Load the bundled ENABLE list afresh (172,820 words); :meth:`default` caches it.
+
+        The list is ours: plain lower-case letters, a word a line, each once, in alphabetical
+        order (``tests/test_lexicon.py`` holds it to that).  Its words are looked up in its
+        text as it stands, upper-cased, and made a set only where many are (see
+        :data:`SET_AFTER_LOOKUPS`): a cold read of a board asks a few dozen, and building the
+        set took 25 of the 40 ms of loading the list.
+        """
+        data = gzip.decompress(resources.files("scorer").joinpath(DEFAULT_RESOURCE).read_bytes())
+        text = data.upper().decode("ascii")
+        count = text.count("\n")
+        report = LexiconReport(source="ENABLE (bundled)", lines=count)
+        return cls(None, report, text, sorted_lines=True)
 
     @classmethod
     def default(cls) -> Lexicon:
@@ -334,9 +358,7 @@ class Lexicon:
     def __contains__(self, word: object) -> bool:
         if not isinstance(word, str):
             return False
-        if word.isascii():
-            return word.upper() in self._words
-        return normalise(word) in self._words
+        return self._has(word.upper() if word.isascii() else normalise(word))
 
     def is_valid(self, word: str) -> bool:
         """Whether ``word`` is in the list, in any case.
@@ -344,15 +366,25 @@ class Lexicon:
         >>> Lexicon.from_words(["qi"]).is_valid("Qi")
         True
         """
-        if word.isascii():
-            return word.upper() in self._words
-        return normalise(word) in self._words
+        return self._has(word.upper() if word.isascii() else normalise(word))
+
+    def _has(self, key: str) -> bool:
+        """Whether the normalised ``key`` is one of the words."""
+        if self._words is not None:
+            return key in self._words
+        self._lookups += 1
+        if self._lookups > SET_AFTER_LOOKUPS:
+            return key in self.words
+        assert self._lines is not None
+        return _in_sorted_lines(self._lines, key)
 
     def __len__(self) -> int:
+        if self._words is None:
+            return self.report.lines - self.report.duplicates
         return len(self._words)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._words)
+        return iter(self.words)
 
     def word_lines(self) -> str:
         """Every word followed by a line feed, in no particular order (a word may come twice):
@@ -373,10 +405,13 @@ class Lexicon:
     @property
     def words(self) -> frozenset[str]:
         """The words, normalised (upper case)."""
+        if self._words is None:
+            assert self._lines is not None
+            self._words = frozenset(self._lines.split("\n")[:-1])
         return self._words
 
     def __repr__(self) -> str:
-        return f"<Lexicon {self.report.source}: {len(self._words)} words>"
+        return f"<Lexicon {self.report.source}: {len(self)} words>"
 
     # -- blanks ------------------------------------------------------------------------------
 
@@ -420,7 +455,7 @@ class Lexicon:
             template = tuple(_template_item(item) for item in word)
             blanks = frozenset(item for item in template if isinstance(item, int))
             if not blanks:
-                if "".join(template) not in self._words:  # type: ignore[arg-type]
+                if not self._has("".join(template)):  # type: ignore[arg-type]
                     return []
                 continue
             templates.append((template, blanks))
@@ -436,7 +471,7 @@ class Lexicon:
             candidates[blank] = [
                 letter
                 for letter in letters
-                if all(_fill(t, {blank: letter}) in self._words for t in alone)
+                if all(self._has(_fill(t, {blank: letter})) for t in alone)
             ]
             if not candidates[blank]:
                 return []
@@ -459,7 +494,7 @@ class Lexicon:
             blank = blank_ids[depth]
             for letter in candidates[blank]:
                 assignment[blank] = letter
-                if all(_fill(t, assignment) in self._words for t in joint[depth]):
+                if all(self._has(_fill(t, assignment)) for t in joint[depth]):
                     if not search(depth + 1):
                         return False
             del assignment[blank]
@@ -470,6 +505,30 @@ class Lexicon:
 
 
 _default: Lexicon | None = None
+
+
+def _in_sorted_lines(lines: str, word: str) -> bool:
+    """Whether ``word`` is one of the lines of ``lines`` (each ending in a line feed, in
+    ascending order, none twice), by halving the text: the line around the middle of what is
+    left is found by the line feeds either side of it, so no index of the lines is needed.
+
+    >>> text = "".join(word + chr(10) for word in ("AA", "AB", "BE", "QI"))
+    >>> [_in_sorted_lines(text, w) for w in ("AA", "BE", "QI", "A", "AC", "ZZ", "")]
+    [True, True, True, False, False, False, False]
+    """
+    low, high = 0, len(lines)  # the lines starting in [low, high) are left to look at
+    while low < high:
+        middle = (low + high) // 2
+        start = lines.rfind("\n", 0, middle) + 1
+        end = lines.index("\n", start)
+        line = lines[start:end]
+        if line == word:
+            return True
+        if line < word:
+            low = end + 1
+        else:
+            high = start
+    return False
 
 
 def _alphabet_letters(alphabet: Iterable[str] | TileSet) -> list[str]:

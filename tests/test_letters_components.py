@@ -9,7 +9,7 @@ import pytest
 from vision.glyphs import _components_with_stats
 
 
-@pytest.mark.parametrize("density", [0.0, 0.01, 0.05, 0.12, 0.3, 1.0])
+@pytest.mark.parametrize("density", [0.0, 0.01, 0.05, 0.12, 0.2, 0.3, 1.0])
 def test_components_are_opencvs(density):
     rng = np.random.default_rng(int(density * 100))
     for _ in range(150):

@@ -395,14 +395,17 @@ def structure_function(grey: np.ndarray, mask: np.ndarray | None = None) -> np.n
         return cv2.dft(padded, flags=cv2.DFT_COMPLEX_OUTPUT, nonzeroRows=PATCH)
 
     ones_f = spectrum(np.ones((PATCH, PATCH), np.float32))
-    squares_f = np.zeros((n, n, 2), np.float32)
+    # The squares enter only through correlations with the patch window, which are linear in
+    # them: the patches' squares are summed first and transformed once (a DFT a patch spared).
+    squares = np.zeros((PATCH, PATCH), np.float32)
     power = np.zeros((n, n, 2), np.float32)
     for y, x in corners:
         patch = grey[y : y + PATCH, x : x + PATCH].astype(np.float32)
         patch -= patch.mean()
         patch_f = spectrum(patch)
-        squares_f += spectrum(patch * patch)
+        squares += patch * patch
         power += cv2.mulSpectrums(patch_f, patch_f, 0, conjB=True)
+    squares_f = spectrum(squares)
     shifts = np.arange(-REACH, REACH + 1) % n
 
     def correlation(f: np.ndarray, g: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ import numpy as np
 from scorer.squares import PREMIUM_LAYOUT
 from scorer.tiles import TileSet
 from vision.glyphs import Glyph, GlyphFinder, crop_margin_px
+from vision.medians import percentile
 
 if TYPE_CHECKING:
     from vision.models import ReadingModels
@@ -218,9 +219,38 @@ def noise_share(grey: np.ndarray) -> float:
     h, w = (response.shape[0] // 8) * 8, (response.shape[1] // 8) * 8
     blocks = response[:h, :w].reshape(h // 8, 8, w // 8, 8).mean(axis=(1, 3))
     # The mean absolute value of a normal variable is sqrt(2 / pi) times its deviation.
-    deviation = float(np.percentile(blocks, 10)) * np.sqrt(np.pi / 2) / 6
-    low, high = np.percentile(grey, [5, 95])
+    # (NumPy's percentiles to the last bit, without its import of numpy.ma: 8 ms of every
+    # cold read, and a partition of the whole picture.)
+    deviation = float(percentile(blocks.ravel(), 10, axis=0)[0]) * np.sqrt(np.pi / 2) / 6
+    low, high = grey_percentiles(grey, (5, 95))
     return float(deviation / max(float(high - low), 1.0))
+
+
+def grey_percentiles(grey: np.ndarray, q: tuple[float, ...]) -> np.ndarray:
+    """``np.percentile(grey, q)`` of a uint8 picture, to the last bit, from its histogram: the
+    k-th smallest value is the first whose cumulative count exceeds k (no sort or partition of
+    the pixels), interpolated linearly as NumPy does (from the nearer neighbour).
+
+    >>> grey = np.array([[0, 10], [20, 255]], np.uint8)
+    >>> grey_percentiles(grey, (5, 95)).tolist() == np.percentile(grey, [5, 95]).tolist()
+    True
+    """
+    cumulative = np.bincount(grey.ravel(), minlength=256).cumsum()
+    count = grey.size
+    virtual = (count - 1) * np.true_divide(np.asarray(q, np.float64), 100)
+    below = np.floor(virtual).astype(np.intp)
+    # Past the last index NumPy takes the largest value for both neighbours.
+    last = virtual >= count - 1
+    below_rank = np.where(last, count - 1, below)
+    above_rank = np.where(last, count - 1, below + 1)
+    previous = np.searchsorted(cumulative, below_rank, side="right").astype(np.uint8)
+    following = np.searchsorted(cumulative, above_rank, side="right").astype(np.uint8)
+    gamma = virtual - below
+    difference = following - previous
+    result = np.add(previous, difference * gamma)
+    np.subtract(following, difference * (1 - gamma), out=result, where=gamma >= 0.5,
+                casting="unsafe", dtype=type(result.dtype))
+    return result
 
 
 def quieted(rectified: np.ndarray) -> np.ndarray:

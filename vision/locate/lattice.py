@@ -23,6 +23,16 @@ class _Cells:
     areas: np.ndarray  # (n,) float64
 
 
+#: What the two ways of :func:`_find_cells` to sum the pixels of its candidates cost, in
+#: microseconds (measured on one core at 1024x576): box by box, per component (7 to 11); in one
+#: pass over the picture, per picture (0.8 ms: which pixels are candidates') and per pixel of
+#: the candidates (13 ns).  Empty squares of a board are a hundred or so large components
+#: (1.1 ms against 2.3), a carpet's specks some five hundred small ones (3.2 ms against 1.1).
+_BOX_COST = 8.0
+_PASS_COST = 800.0
+_PIXEL_COST = 0.013
+
+
 def _find_cells(line_mask: np.ndarray) -> _Cells:
     """Regions enclosed by lines that are shaped like a filled quadrilateral."""
     count, labels, stats, _ = cv2.connectedComponentsWithStats(
@@ -41,19 +51,18 @@ def _find_cells(line_mask: np.ndarray) -> _Cells:
     candidate[0] = candidate[0] and False  # label 0 is the line mask itself
     if not candidate.any():
         return _Cells(np.zeros((0, 2)), np.zeros(0))
-    # The candidates' pixels in raster order, as np.nonzero gives them (a third of its time).
-    flat = np.flatnonzero(candidate[labels])
-    lab = labels.ravel()[flat]
-    ys = flat // labels.shape[1]
-    xs = (flat - ys * labels.shape[1]).astype(np.float64)
-    ys = ys.astype(np.float64)
-    n = np.bincount(lab, minlength=count).astype(np.float64)
+    which = np.flatnonzero(candidate)
+    # Whichever way visits less: box by box (a fixed cost per component) or one pass over the
+    # picture (a fixed cost per picture, and per pixel of the components).
+    by_box = _BOX_COST * len(which) < _PASS_COST + _PIXEL_COST * float(area[which].sum())
+    sums = (_pixel_sums_by_box if by_box else _pixel_sums_by_pass)(labels, stats, which, count)
+    n = sums[0]
     n_safe = np.maximum(n, 1)
-    mx = np.bincount(lab, xs, count) / n_safe
-    my = np.bincount(lab, ys, count) / n_safe
-    cxx = np.bincount(lab, xs * xs, count) / n_safe - mx * mx
-    cyy = np.bincount(lab, ys * ys, count) / n_safe - my * my
-    cxy = np.bincount(lab, xs * ys, count) / n_safe - mx * my
+    mx = sums[1] / n_safe
+    my = sums[2] / n_safe
+    cxx = sums[3] / n_safe - mx * mx
+    cyy = sums[4] / n_safe - my * my
+    cxy = sums[5] / n_safe - mx * my
     det = cxx * cyy - cxy * cxy
     # A filled parallelogram of area A has second-moment determinant exactly A^2/144.
     fill_shape = 144 * det / np.maximum(n * n, 1)
@@ -63,6 +72,48 @@ def _find_cells(line_mask: np.ndarray) -> _Cells:
     good = candidate & (fill_shape > 0.85) & (fill_shape < 1.3) & (elongation < 9)
     index = np.nonzero(good)[0]
     return _Cells(np.stack([mx[index], my[index]], axis=1), n[index])
+
+
+def _pixel_sums_by_pass(labels: np.ndarray, stats: np.ndarray, which: np.ndarray,
+                        count: int) -> np.ndarray:
+    """For the components ``which`` of ``labels``, the sums over their pixels of 1, x, y, x*x,
+    y*y and x*y, as (6, ``count``) float64 (zero for the other labels), by one pass over the
+    picture (``stats``, OpenCV's, as for :func:`_pixel_sums_by_box`)."""
+    del stats  # the signature of _pixel_sums_by_box: a pass needs no boxes
+    chosen = np.zeros(count, bool)
+    chosen[which] = True
+    # The candidates' pixels in raster order, as np.nonzero gives them (a third of its time).
+    flat = np.flatnonzero(chosen[labels])
+    lab = labels.ravel()[flat]
+    ys = flat // labels.shape[1]
+    xs = (flat - ys * labels.shape[1]).astype(np.float64)
+    ys = ys.astype(np.float64)
+    return np.stack([
+        np.bincount(lab, minlength=count).astype(np.float64),
+        np.bincount(lab, xs, count), np.bincount(lab, ys, count),
+        np.bincount(lab, xs * xs, count), np.bincount(lab, ys * ys, count),
+        np.bincount(lab, xs * ys, count),
+    ])
+
+
+def _pixel_sums_by_box(labels: np.ndarray, stats: np.ndarray, which: np.ndarray,
+                       count: int) -> np.ndarray:
+    """:func:`_pixel_sums_by_pass`, component by component: each one's raw moments within its
+    own box (``stats``: OpenCV's, whose first four columns are the box; the moments exact
+    whole numbers for a 0/1 image) moved to the picture's origin.  The very sums the pass adds
+    up (whole numbers far below 2**53, exact in float64), without visiting the rest of the
+    picture."""
+    sums = np.zeros((6, count), np.float64)
+    for label in which.tolist():
+        x, y, w, h = (int(v) for v in stats[label, :4])
+        m = cv2.moments((labels[y : y + h, x : x + w] == label).view(np.uint8), True)
+        n, sx, sy = m["m00"], m["m10"], m["m01"]
+        sums[:, label] = (
+            n, sx + x * n, sy + y * n,
+            m["m20"] + 2 * x * sx + x * x * n, m["m02"] + 2 * y * sy + y * y * n,
+            m["m11"] + x * sy + y * sx + x * y * n,
+        )
+    return sums
 
 
 @dataclass
