@@ -292,15 +292,18 @@ def running_club_server(cluster: PostgresCluster, log_path: Path, extra_args: Se
             log.seek(0)
             raise RuntimeError(f"tilecam serve --workers 2 did not start:\n{log.read()}")
         time.sleep(0.1)
-    yield ClubServer(base, process, cluster)
-    process.terminate()
     try:
-        process.wait(timeout=20)
+        yield ClubServer(base, process, cluster)
     finally:
-        process.kill()
-        log.seek(0)
-        output = log.read()
-        log.close()
+        # Stopped whether the test passed or not: a server left behind outlives the run.
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        finally:
+            process.kill()
+            log.seek(0)
+            output = log.read()
+            log.close()
     assert "serving on http://127.0.0.1:" in output
     assert "Traceback" not in output, output
     assert process.returncode == 0  # SIGTERM stops it cleanly

@@ -381,7 +381,11 @@ def test_camera_photos_reach_the_club_server_through_an_outage(photographed_game
     base = f"http://127.0.0.1:{port}"
     server_db, server_log = tmp_path / "club.sqlite3", tmp_path / "serve.log"
     serve = start_serve(port, server_db, server_log)
-    event_id, games = new_event(base)
+    try:
+        event_id, games = new_event(base)
+    except BaseException:
+        serve.kill()
+        raise
     table_game = games[0]
     run = subprocess.Popen(
         [sys.executable, "-m", "tilecam", "run", "--host", "127.0.0.1", "--port", "0",
