@@ -792,7 +792,12 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
             # it left weaker than the rest (an L's foot, an E's arm), not the digit.
             if letter_faint is None:
                 letter_faint = faint_of(keep)
-            if faint_of([k]) & letter_faint:
+            if faint_of([k]) & letter_faint and not (
+                    bool(has_strong[k]) and _off_the_corner(
+                        (x_of[k], y_of[k], w_of[k], h_of[k]), (left, top, right, bottom))
+                    and _thinner(labels[oy + y_of[k] : oy + y_of[k] + h_of[k],
+                                        ox + x_of[k] : ox + x_of[k] + w_of[k]] == k,
+                                 labels[oy + top : oy + bottom, ox + left : ox + right] == g)):
                 continue
             total += offset * area_of[k]
             weight += area_of[k]
@@ -939,6 +944,55 @@ def _distinct(values: np.ndarray) -> np.ndarray:
     first = np.ones(len(ordered), bool)
     first[1:] = ordered[1:] != ordered[:-1]
     return ordered[first]
+
+
+def _off_the_corner(piece: tuple[int, int, int, int], letter: tuple[int, int, int, int]) -> bool:
+    """Whether an ink component (``piece``: x, y, width, height) stands off a corner of the
+    letter's box (``letter``: left, top, right, bottom), as the point-value digit does: wholly
+    beyond the box on one axis (touching it at most) and past the box's end on the other.  A
+    stroke of the letter a blur left weak (an L's foot, an E's arm) lies within the box on one
+    axis at least; a Q's tail standing apart from its bowl does not, hence :func:`_thinner`.
+
+    >>> _off_the_corner((30, 30, 3, 9), (10, 8, 30, 34))   # right of it, below its end
+    True
+    >>> _off_the_corner((20, 30, 8, 3), (10, 8, 28, 34))   # within it across
+    False
+    >>> _off_the_corner((28, 30, 8, 4), (10, 8, 28, 34))   # beside it, on its line
+    False
+    """
+    x, y, w, h = piece
+    left, top, right, bottom = letter
+    beyond_x = x >= right or x + w <= left
+    beyond_y = y >= bottom or y + h <= top
+    past_y = y + h > bottom + 1 or y < top - 1
+    past_x = x + w > right + 1 or x < left - 1
+    return (beyond_x and past_y) or (beyond_y and past_x)
+
+
+#: A piece of ink whose strokes are at most this share of the letter's as wide is printed
+#: smaller than the letter: the digit (a real wooden tile's 1 beside its O: 0.59; the detached
+#: tail of a German set's Q: 1.0).
+DIGIT_STROKE_SHARE = 0.75
+
+
+def _thinner(piece: np.ndarray, letter: np.ndarray) -> bool:
+    """Whether the strokes of the ``piece`` mask are thinner than the ``letter`` mask's by
+    :data:`DIGIT_STROKE_SHARE`: the piece's widest point against the letter's strokes (the 90th
+    percentile of the letter's distance to its edge, its junctions left out), both doubled.
+
+    >>> letter = np.zeros((20, 20), bool); letter[2:18, 4:10] = True   # a stem 6 wide
+    >>> thin = np.zeros((8, 4), bool); thin[:, 1:3] = True              # a bar 2 wide
+    >>> _thinner(thin, letter), _thinner(letter[2:18, 4:10], letter)
+    (True, False)
+    """
+    def distances(mask: np.ndarray) -> np.ndarray:
+        inside = cv2.distanceTransform(np.pad(mask, 1).astype(np.uint8), cv2.DIST_L2, 3)
+        return inside[inside > 0]
+
+    own, letters = distances(piece), distances(letter)
+    if len(own) == 0 or len(letters) == 0:
+        return False
+    return float(own.max()) <= DIGIT_STROKE_SHARE * float(np.percentile(letters, 90))
 
 
 def _best_per_crop(ids: np.ndarray, crop: np.ndarray, score: np.ndarray, n: int) -> np.ndarray:

@@ -255,7 +255,7 @@ class LetterClassifier:
 
     The stock classifier also looks at a glyph unlike every sample moved about its window
     (:meth:`_recentred`): measured with ``bench/eval_rendered.py --count 100``, letters read
-    wrong fell from 50 to 43 uncalibrated and from 23 to 21 calibrated (the R read as K of
+    wrong fell from 50 to 43 uncalibrated and from 38 to 36 calibrated (the R read as K of
     serif typefaces above all), and the real N of ``jheidel`` 164052 that read as M reads N.
     """
 
