@@ -253,6 +253,17 @@ class ClubServer:
         return workers_of(self.process.pid)
 
 
+def server_answers(base: str, timeout: float = 1.0) -> bool:
+    """Whether a tilecam server at ``base`` answers a request for its games."""
+    import urllib.request
+
+    try:
+        urllib.request.urlopen(base + "/api/games", timeout=timeout).close()
+        return True
+    except OSError:
+        return False
+
+
 @contextmanager
 def running_club_server(cluster: PostgresCluster, log_path: Path, extra_args: Sequence[str] = (),
                         env: Mapping[str, str] | None = None) -> Iterator[ClubServer]:
@@ -263,7 +274,6 @@ def running_club_server(cluster: PostgresCluster, log_path: Path, extra_args: Se
     import socket
     import sys
     import time
-    import urllib.request
 
     url = cluster.new_database()
     with socket.socket() as s:
@@ -277,16 +287,8 @@ def running_club_server(cluster: PostgresCluster, log_path: Path, extra_args: Se
         text=True, env=env,
     )
     base = f"http://127.0.0.1:{port}"
-
-    def answers() -> bool:
-        try:
-            urllib.request.urlopen(base + "/api/games", timeout=2).close()
-            return True
-        except OSError:
-            return False
-
     deadline = time.monotonic() + 30
-    while len(workers_of(process.pid)) < 2 or not answers():
+    while len(workers_of(process.pid)) < 2 or not server_answers(base, timeout=2):
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
             log.seek(0)

@@ -34,7 +34,7 @@ pytest.importorskip("scorer.game", reason="scorer.game (the rules engine's Game)
 
 import cv2  # noqa: E402
 
-from tests.conftest import children_of, running_club_server  # noqa: E402
+from tests.conftest import children_of, running_club_server, server_answers  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SEED = 1
@@ -185,7 +185,7 @@ def test_a_phone_table_on_sqlite_rides_out_a_killed_pipeline(rendered, tmp_path)
         env={**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")})
     phone = None
     try:
-        wait_until(lambda: _answers(base), 30, "tilecam serve started")
+        wait_until(lambda: server_answers(base), 30, "tilecam serve started")
         game_id = new_event(base, 2)[0]
         assert pipeline_of(base, game_id)["state"] == "stopped"
         phone = Phone(base, game_id, boards[0])
@@ -239,14 +239,6 @@ def test_a_phone_table_on_sqlite_rides_out_a_killed_pipeline(rendered, tmp_path)
     assert status == 0, output
     assert "Traceback" not in output, output
     assert "ended unexpectedly (signal 9)" in output
-
-
-def _answers(base: str) -> bool:
-    try:
-        urllib.request.urlopen(base + "/api/games", timeout=1).close()
-        return True
-    except OSError:
-        return False
 
 
 class Spectator:

@@ -28,6 +28,7 @@ import pytest
 
 pytest.importorskip("scorer.game", reason="scorer.game (the rules engine's Game) is not there yet")
 
+from tests.conftest import server_answers  # noqa: E402
 from tilecam.table import (  # noqa: E402
     ClubServer,
     Outbox,
@@ -335,16 +336,8 @@ def start_serve(port: int, db: Path, log: Path) -> subprocess.Popen:
         [sys.executable, "-m", "tilecam", "serve", "--host", "127.0.0.1", "--port", str(port),
          "--db", str(db), "--quiet"],
         cwd=REPO, stdout=open(log, "a"), stderr=subprocess.STDOUT)  # noqa: SIM115
-    wait_until(lambda: _answers(f"http://127.0.0.1:{port}"), 30, "tilecam serve started")
+    wait_until(lambda: server_answers(f"http://127.0.0.1:{port}"), 30, "tilecam serve started")
     return process
-
-
-def _answers(base: str) -> bool:
-    try:
-        urllib.request.urlopen(base + "/api/games", timeout=1).close()
-        return True
-    except OSError:
-        return False
 
 
 @pytest.fixture(scope="module")
