@@ -1,5 +1,6 @@
 """The labelled real photos seen otherwise: tilted further, smaller, compressed, dimmer, under a
-warm lamp, turned.  What a different phone or a different table would do to the same tiles.
+warm lamp, turned, their tiles askew, through a distorting lens, on a board that is not flat.
+What a different phone or a different table would do to the same tiles.
 
     .venv/bin/python bench/eval_real_views.py [--sets ...] [--every N] [--views ...] [--jobs 2]
 
@@ -34,6 +35,24 @@ Each photo is read uncalibrated (``read_board(image, None, tileset)``, what ``ti
     A tungsten lamp without white balance: blue times 0.7, green times 0.9.
 ``turned``
     Turned a quarter (``cv2.ROTATE_90_CLOCKWISE``): a phone held the other way.
+``askew``
+    Each tile's letter turned about the tile's centre by 6 to 12 degrees either way (drawn per
+    tile): tiles laid by hand at a real table lie askew, more than the renderer that makes the
+    stock letters' photos turns them (up to 4 degrees).  What is turned is the disc of the
+    face inside the square (radius 0.45 of a square, in the board's plane, through the
+    photo's own perspective); the tile's edges stay.
+``lens``
+    A wide-angle lens whose distortion no software corrected (a webcam, a cheap phone): barrel
+    distortion ``r' = r (1 + k r^2)`` about the picture's centre, ``r`` in units of the half
+    diagonal, with ``k`` such that the corners of the picture move inward by 4 % of the
+    half diagonal.  The grid's straight lines bow outward, most near the picture's edges.
+``bowed``
+    A board that does not lie flat: a folding board's two halves meet in a ridge along its
+    hinge (the board's middle column of squares), raised by 2 % of the board's width (a
+    centimetre on a 50 cm board) and falling straight to both edges.  A point raised by ``z``
+    moves away from the picture's centre by ``z / (D - z)`` of its distance from it, the camera
+    ``D`` (1.3 board widths) above the board; the board's quadrilateral then no longer holds
+    the grid's inner lines where a plane would put them.
 
 Reported per set and view: squares wrong of all, their kinds (no board found, tile read empty,
 empty read as tile, letter, blank), how many of the wrong squares were not flagged unsure, and
@@ -72,6 +91,13 @@ from vision.read import read_board  # noqa: E402
 TILT_DEGREES = 12.0
 SMALL_BOARD_PX = 250
 JPEG_QUALITY = 35
+LENS_CORNER_SHIFT = 0.04
+BOW_RISE = 0.02
+BOW_DISTANCE = 1.3
+BOARD_BORDER = 0.08
+ASKEW_DEGREES = (6.0, 12.0)
+ASKEW_RADIUS = 0.45
+SIZE = 15
 
 
 def camera_turned(image: np.ndarray, pitch: float, yaw: float) -> np.ndarray:
@@ -144,6 +170,87 @@ def recompressed(image: np.ndarray, quality: int) -> np.ndarray:
     return cv2.imdecode(data, cv2.IMREAD_COLOR)
 
 
+def lens_distorted(image: np.ndarray, corner_shift: float = LENS_CORNER_SHIFT) -> np.ndarray:
+    """The picture as a lens with barrel distortion takes it: a point at ``r`` (half
+    diagonals from the centre) is seen at ``r (1 + k r^2)``, ``k = -corner_shift``."""
+    h, w = image.shape[:2]
+    centre = np.array([(w - 1) / 2, (h - 1) / 2])
+    half_diagonal = float(np.hypot(w, h)) / 2
+    k = -corner_shift
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
+    dx, dy = (xs - centre[0]) / half_diagonal, (ys - centre[1]) / half_diagonal
+    seen = np.hypot(dx, dy)
+    # Each pixel of the distorted picture shows the undistorted point at r with
+    # r (1 + k r^2) = seen: two Newton steps from r = seen suffice for |k| of a few percent.
+    r = seen.copy()
+    for _ in range(3):
+        r -= (r * (1 + k * r * r) - seen) / (1 + 3 * k * r * r)
+    factor = np.divide(r, seen, out=np.ones_like(r), where=seen > 0)
+    map_x = (centre[0] + dx * factor * half_diagonal).astype(np.float32)
+    map_y = (centre[1] + dy * factor * half_diagonal).astype(np.float32)
+    return cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def bowed(image: np.ndarray, rise: float = BOW_RISE, distance: float = BOW_DISTANCE
+          ) -> np.ndarray:
+    """The picture of the board with its middle column raised by ``rise`` board widths (a
+    ridge falling straight to both edges), the camera ``distance`` board widths away."""
+    corners = np.asarray(locate_board(image, quality=False).corners, np.float32)
+    h, w = image.shape[:2]
+    unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+    to_board = cv2.getPerspectiveTransform(corners, unit)
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    points = np.stack([xs.ravel(), ys.ravel()], axis=1).reshape(-1, 1, 2)
+    board = cv2.perspectiveTransform(points, to_board).reshape(h, w, 2)
+    u, v = board[..., 0], board[..., 1]
+    # Height of the board under each pixel: the ridge along u = 0.5, falling to the board's
+    # outer edge (its border is about a twelfth of the grid wide); the table stays flat.
+    z = np.clip(rise * (1 - np.abs(2 * u - 1) / (1 + 2 * BOARD_BORDER)), 0, None)
+    z[(np.abs(u - 0.5) > 0.5 + BOARD_BORDER) | (np.abs(v - 0.5) > 0.5 + BOARD_BORDER)] = 0
+    grow = z / (distance - z)
+    centre = np.array([(w - 1) / 2, (h - 1) / 2], np.float32)
+    # A raised point is seen (1 + grow) times farther from the centre: each pixel shows the
+    # flat picture's point that much nearer (the field changes slowly: its own value serves).
+    map_x = (centre[0] + (xs - centre[0]) / (1 + grow)).astype(np.float32)
+    map_y = (centre[1] + (ys - centre[1]) / (1 + grow)).astype(np.float32)
+    return cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def tiles_askew(image: np.ndarray, seed: int, low: float = ASKEW_DEGREES[0],
+                high: float = ASKEW_DEGREES[1]) -> np.ndarray:
+    """The picture with each tile's face (the disc inside its square) turned by ``low`` to
+    ``high`` degrees either way, drawn per square."""
+    reading = read_board(image, None, "en")
+    board = reading.board
+    corners = np.asarray(reading.corners, np.float32)
+    h, w = image.shape[:2]
+    grid = np.float32([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]])
+    to_board = cv2.getPerspectiveTransform(corners, grid)
+    to_photo = cv2.getPerspectiveTransform(grid, corners)
+    rng = np.random.default_rng(seed)
+    angles = np.zeros((SIZE, SIZE))
+    for r in range(SIZE):
+        for c in range(SIZE):
+            if board[r][c] != ".":
+                angles[r, c] = np.radians(rng.choice([-1.0, 1.0]) * rng.uniform(low, high))
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    points = np.stack([xs.ravel(), ys.ravel()], axis=1).reshape(-1, 1, 2)
+    q = cv2.perspectiveTransform(points, to_board).reshape(h, w, 2)
+    col, row = np.floor(q[..., 0]).astype(int), np.floor(q[..., 1]).astype(int)
+    inside = (col >= 0) & (col < SIZE) & (row >= 0) & (row < SIZE)
+    theta = np.where(inside, angles[row.clip(0, SIZE - 1), col.clip(0, SIZE - 1)], 0.0)
+    dx, dy = q[..., 0] - (col + 0.5), q[..., 1] - (row + 0.5)
+    theta[np.hypot(dx, dy) > ASKEW_RADIUS] = 0.0
+    # Each pixel of the turned face shows the flat picture's point turned back.
+    cos, sin = np.cos(-theta), np.sin(-theta)
+    source = np.stack([col + 0.5 + cos * dx - sin * dy, row + 0.5 + sin * dx + cos * dy],
+                      axis=-1).astype(np.float32)
+    maps = cv2.perspectiveTransform(source.reshape(-1, 1, 2), to_photo).reshape(h, w, 2)
+    maps = np.where((theta != 0)[..., None], maps, np.stack([xs, ys], axis=-1))
+    return cv2.remap(image, maps[..., 0].astype(np.float32), maps[..., 1].astype(np.float32),
+                     cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
 def dim(image: np.ndarray, seed: int) -> np.ndarray:
     levels = 255.0 * (0.45 * image.astype(np.float32) / 255.0) ** 1.3
     noise = np.random.default_rng(seed).normal(0.0, 3.0, image.shape)
@@ -165,6 +272,9 @@ VIEWS: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
     "dim": dim,
     "warm": lambda image, seed: warm(image),
     "turned": lambda image, seed: cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE),
+    "askew": tiles_askew,
+    "lens": lambda image, seed: lens_distorted(image),
+    "bowed": lambda image, seed: bowed(image),
 }
 
 
