@@ -67,6 +67,29 @@ def test_a_real_photo_in_a_dim_room_is_read_as_in_daylight(photo, monkeypatch):
     assert read_board(dim, None, "en").board != known
 
 
+def test_a_game_reads_the_new_tiles_of_a_dim_photo_smoothed_too(photo, monkeypatch):
+    """A game's pipeline reads the squares a move changed with ``glyphs_of``: in a dim room
+    it draws them from the smoothed picture as ``read_board`` does."""
+    from vision.rectified import glyphs_of
+    from vision.stock import stock_classifier
+
+    known = known_board("IMG_20141025_163920.jpg")
+    dim = in_a_dim_room(photo)
+    upright = rectify_with_margin(dim, read_board(photo, None, "en").corners)
+    squares = [(r, c) for r in range(15) for c in range(15) if known[r][c] != "."]
+    classifier = stock_classifier(frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+
+    def wrong() -> list[tuple[int, int]]:
+        glyphs = glyphs_of(upright, squares)
+        guesses = classifier.predict(np.stack([g.normalised for g in glyphs]))
+        return [sq for sq, guess in zip(squares, guesses, strict=True)
+                if guess.letter != known[sq[0]][sq[1]]]
+
+    smoothed = wrong()
+    monkeypatch.setattr(rectified, "NOISY", 1.0)
+    assert len(smoothed) < len(wrong()), smoothed
+
+
 def test_tiles_a_blurred_photo_shows_no_letter_on_are_named_as_maybe_tiles():
     """jheidel 164048 (hand shake) as a camera turned a further 12 degrees each way would
     have taken it: the tiles of one word show no letter the readers can find.  They are read

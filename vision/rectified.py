@@ -75,10 +75,12 @@ def glyphs_of(
     """The glyph (or None, a blank face) on each of ``squares`` of an upright rectified image.
 
     With ``tileset``, marks above and letters beside join a glyph only if the set has such
-    tiles (see :class:`vision.glyphs.GlyphFinder`).
+    tiles (see :class:`vision.glyphs.GlyphFinder`).  A noisy picture (a dim room) is smoothed
+    first (:func:`quieted`), as :func:`vision.read.read_board` does: the moves a game's
+    pipeline reads and the samples a profile learns are drawn as a photo's letters are.
     """
     joined = tileset is None or turn_sensitive(tileset)
-    return GlyphFinder(rectified, square_px, joined=joined).glyphs(squares)
+    return GlyphFinder(quieted(rectified), square_px, joined=joined).glyphs(squares)
 
 
 def occupancy_grid(rectified_grid: np.ndarray) -> np.ndarray:
