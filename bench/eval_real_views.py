@@ -41,6 +41,11 @@ Each photo is read uncalibrated (``read_board(image, None, tileset)``, what ``ti
     stock letters' photos turns them (up to 4 degrees).  What is turned is the disc of the
     face inside the square (radius 0.45 of a square, in the board's plane, through the
     photo's own perspective); the tile's edges stay.
+``hand``
+    A hand over a fifth of the grid, reaching in from the picture's edge
+    (:func:`sim.hands.paste_hand`: shaded skin of one of five tones, a shadow, the photo's
+    grain): a player still placing when the photo was taken.  The squares under it cannot be
+    read; what counts is that they are said to be covered (flagged), and no letter invented.
 ``lens``
     A wide-angle lens whose distortion no software corrected (a webcam, a cheap phone): barrel
     distortion ``r' = r (1 + k r^2)`` about the picture's centre, ``r`` in units of the half
@@ -97,6 +102,7 @@ BOW_DISTANCE = 1.3
 BOARD_BORDER = 0.08
 ASKEW_DEGREES = (6.0, 12.0)
 ASKEW_RADIUS = 0.45
+HAND_COVER = 0.2
 SIZE = 15
 
 
@@ -251,6 +257,14 @@ def tiles_askew(image: np.ndarray, seed: int, low: float = ASKEW_DEGREES[0],
                      cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
+def hand_over(image: np.ndarray, seed: int, cover: float = HAND_COVER) -> np.ndarray:
+    """The picture with a hand over ``cover`` of the grid (drawn from ``seed``)."""
+    from sim.hands import paste_hand
+
+    corners = read_board(image, None, "en").corners
+    return paste_hand(image, corners, cover, np.random.default_rng(seed))[0]
+
+
 def dim(image: np.ndarray, seed: int) -> np.ndarray:
     levels = 255.0 * (0.45 * image.astype(np.float32) / 255.0) ** 1.3
     noise = np.random.default_rng(seed).normal(0.0, 3.0, image.shape)
@@ -273,6 +287,7 @@ VIEWS: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
     "warm": lambda image, seed: warm(image),
     "turned": lambda image, seed: cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE),
     "askew": tiles_askew,
+    "hand": hand_over,
     "lens": lambda image, seed: lens_distorted(image),
     "bowed": lambda image, seed: bowed(image),
 }

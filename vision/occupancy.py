@@ -516,23 +516,28 @@ class OccupancyModel:
 
     # ----------------------------------------------------------------- prediction
 
-    def predict(self, rectified: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def predict(self, rectified: np.ndarray, unseen: np.ndarray | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
         """``(occupied bool[15, 15], confidence float[15, 15])`` for a rectified grid.
 
         ``rectified`` is BGR, 15 squares a side, without margin (any square size from 4 px;
         40 px is plenty).  Confidence is the probability of the decision taken, 0.5..1.
+        ``unseen`` (bool[15, 15]) are squares something covers (a hand): like squares washed
+        out by glare, they take no part in finding the looks and the light.
         """
-        return self._features_and_decision(rectified)[1]
+        return self._features_and_decision(rectified, unseen)[1]
 
     def _features_and_decision(
-        self, rectified: np.ndarray
+        self, rectified: np.ndarray, unseen: np.ndarray | None = None
     ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
         # First decide on the light-independent features, which is enough to fit the
         # illumination; then decide again with the lightness added.
         invariant, log_grey, washed, colour = _features_invariant(
             rectified, depth=not self.calibrated
         )
-        usable = ~washed
+        # A hand over a fifth of the board, taken for the tiles' face, made real tiles far
+        # from it look empty.
+        usable = ~washed if unseen is None else ~washed & ~unseen
         if self.calibrated:
             occupied, _ = self._decide_calibrated(invariant)
             lightness = _lightness(log_grey, occupied, usable)

@@ -55,8 +55,9 @@ from vision.blanks import (
     not_blanks,
     stray_marks,
 )
+from vision.covered import covered_squares
 from vision.deblur import deblurred_for_letters
-from vision.glyphs import BLANK, Glyph, GlyphFinder
+from vision.glyphs import BLANK, Glyph, GlyphFinder, crop_margin_px
 from vision.letter_choice import like_a_letter, read_letters
 from vision.letters import LetterClassifier
 from vision.missed_letters import (
@@ -137,6 +138,10 @@ class BoardReading:
     #: (``("CIN", "4I")``), once a word list was consulted (:func:`vision.wordcheck.check_reading`);
     #: None where none was.  The tiles stay as read: whether a word stands is the players' call.
     not_in_word_list: tuple[tuple[str, str], ...] | None = None
+    #: Squares that something over the board (a hand, an arm, a sleeve) covers, so that
+    #: nothing is known of them (:func:`vision.covered.covered_squares`): read empty, with
+    #: confidence :data:`vision.rectified.UNSURE` at most.
+    covered: tuple[tuple[int, int], ...] = ()
 
     def warnings(self) -> list[str]:
         """What about the photo may have made the reading wrong, for the user to act on.
@@ -164,6 +169,12 @@ class BoardReading:
                          f"square): letters may be misread"
                          + (f" (unsure: {', '.join(unsure)})" if unsure else "")
                          + "; hold the camera still, let it focus, and take the photo again")
+        if self.covered:
+            names = self.covered_squares()
+            found.append(
+                f"something over the board (a hand, an arm?) covers {len(names)} "
+                f"{'square' if len(names) == 1 else 'squares'}, not read: {', '.join(names)}; "
+                f"take the photo again with nothing over the board")
         maybe = self.maybe_tiles()
         if maybe:
             found.append(
@@ -201,12 +212,24 @@ class BoardReading:
         >>> BoardReading(board, np.zeros((4, 2)), confidence, 0.1).maybe_tiles()
         ['J8']
         """
+        covered = set(self.covered)
         return [Square(r, c).name for r in range(SIZE) for c in range(SIZE)
-                if self.board[r][c] == "." and self.confidence[r, c] <= UNSURE]
+                if self.board[r][c] == "." and self.confidence[r, c] <= UNSURE
+                and (r, c) not in covered]
+
+    def covered_squares(self) -> list[str]:
+        """:attr:`covered`, named as :meth:`unsure_squares` names squares, in reading order.
+
+        >>> reading = BoardReading(["." * 15] * 15, np.zeros((4, 2)), np.ones((15, 15)), 0.1,
+        ...                        covered=((14, 3), (13, 3)))
+        >>> reading.covered_squares(), reading.maybe_tiles()
+        (['D14', 'D15'], [])
+        """
+        return [Square(r, c).name for r, c in sorted(self.covered)]
 
     def to_json(self) -> dict:
         """The reading as plain JSON types (``unsure``: :meth:`unsure_squares`,
-        ``maybe_tiles``: :meth:`maybe_tiles`)."""
+        ``maybe_tiles``: :meth:`maybe_tiles`, ``covered``: :meth:`covered_squares`)."""
         return {
             "board": list(self.board),
             "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in self.corners],
@@ -214,6 +237,7 @@ class BoardReading:
             "seconds": round(self.seconds, 4),
             "unsure": self.unsure_squares(),
             "maybe_tiles": self.maybe_tiles(),
+            "covered": self.covered_squares(),
         } | ({} if self.not_in_word_list is None else {"not_in_word_list": [
             {"word": word, "position": position} for word, position in self.not_in_word_list]})
 
@@ -280,9 +304,14 @@ def read_board(
     rectified = rectify_with_margin(image, corners)
     # The profile's occupancy model learnt the colours of its own camera, light and white
     # balance; a photo from elsewhere is judged by the uncalibrated model.
+    # Something over the board (a hand, an arm) hides the grid where it lies: those squares
+    # are not read, and said to be covered.
+    hidden = covered_squares(cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY), SQUARE_PX,
+                             crop_margin_px(SQUARE_PX))
     occupied, occupancy_confidence = occupancy_of(
-        inner(rectified), profile if fixed_camera else None
+        inner(rectified), profile if fixed_camera else None, hidden if hidden.any() else None
     )
+    occupied &= ~hidden
     if profile is not None:
         classifier: LetterClassifier | None = profile.classifier()
     else:
@@ -315,6 +344,7 @@ def read_board(
         turns = orientation_of_glyphs(found, classifier, tesseract)
         as_seen = {rotate_square(sq, turns): g for sq, g in zip(seen_squares, found, strict=True)}
     occupied = np.rot90(occupied, turns)
+    hidden = np.rot90(hidden, turns)
     occupancy_confidence = np.rot90(occupancy_confidence, turns)
     squares = [tuple(map(int, rc)) for rc in np.argwhere(occupied)]
     if as_seen and (turns == 0 or not turn_sensitive(tiles)):
@@ -385,6 +415,11 @@ def read_board(
         index = squares.index(square)
         del squares[index], guesses[index], sources[index], glyphs[index]
         confidence[square] = UNSURE
+    for square in [sq for sq in squares if hidden[sq]]:
+        # A letter found under a hand is a fold of its skin, or a tile seen through a gap.
+        index = squares.index(square)
+        del squares[index], guesses[index], sources[index], glyphs[index]
+    confidence[hidden] = np.minimum(confidence[hidden], UNSURE)
     rows = [["."] * SIZE for _ in range(SIZE)]
     for (r, c), guess in zip(squares, guesses, strict=True):
         rows[r][c] = guess.letter
@@ -404,4 +439,5 @@ def read_board(
         motion_blur=0.0 if deblurred is None else deblurred.motion_squares,
         glyphs={square: glyph.normalised for square, glyph in zip(squares, glyphs, strict=True)
                 if glyph is not None},
+        covered=tuple(map(tuple, np.argwhere(hidden).tolist())),
     )

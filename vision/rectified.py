@@ -90,11 +90,13 @@ def occupancy_grid(rectified_grid: np.ndarray) -> np.ndarray:
 
 
 def occupancy_of(
-    rectified_grid: np.ndarray, profile: ReadingModels | None
+    rectified_grid: np.ndarray, profile: ReadingModels | None,
+    unseen: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Which squares of a margin-free rectified grid hold a tile, with confidences.
 
-    The profile's calibrated occupancy model when it has one, else the uncalibrated model.
+    The profile's calibrated occupancy model when it has one, else the uncalibrated model;
+    ``unseen`` squares (covered by a hand) take no part in learning the photo's looks.
     """
     from vision.occupancy import OccupancyModel
 
@@ -102,7 +104,7 @@ def occupancy_of(
         model = OccupancyModel.from_dict(profile.occupancy)
     else:
         model = OccupancyModel()
-    return model.predict(occupancy_grid(rectified_grid))
+    return model.predict(occupancy_grid(rectified_grid), unseen)
 
 
 class UnreadableImage(ValueError):

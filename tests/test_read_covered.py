@@ -1,0 +1,95 @@
+"""A photo taken with a hand over the board: the squares it covers are said to be covered and not
+read (no letter invented from the skin's folds), and a photo with nothing over the board has
+none (``vision.covered``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from sim.hands import paste_hand
+from vision.covered import covered_squares
+from vision.glyphs import crop_margin_px
+from vision.read import read_board
+from vision.rectified import SQUARE_PX, rectify_with_margin
+
+REPO = Path(__file__).resolve().parents[1]
+PHOTOS = REPO.parent / "shared" / "data" / "photos"
+
+
+def known_board(name: str) -> list[str]:
+    lines = (PHOTOS / "jheidel" / "boards.txt").read_text("utf-8").splitlines()
+    start = next(k for k, line in enumerate(lines) if line.startswith(f"## {name}"))
+    return lines[start + 1 : start + 16]
+
+
+def photo(path: Path) -> np.ndarray:
+    if not path.is_file():
+        pytest.skip(f"real photos not available: {path} is missing")
+    return cv2.imread(str(path))
+
+
+@pytest.mark.parametrize("path", [
+    PHOTOS / "jheidel" / "IMG_20141025_163953.jpg",
+    PHOTOS / "jheidel" / "IMG_20151016_170803.jpg",
+    PHOTOS / "scrabscrap-game01" / "image-27.jpg",
+])
+def test_a_real_photo_with_nothing_over_the_board_has_no_square_covered(path):
+    reading = read_board(photo(path), None, "de" if "game01" in str(path) else "en")
+    assert reading.covered == ()
+    assert not any("covers" in warning for warning in reading.warnings())
+    assert reading.to_json()["covered"] == []
+
+
+def test_a_hand_over_a_real_board_is_said_to_cover_its_squares_and_no_letter_is_invented():
+    """jheidel 163953 with a hand over 30 % of the grid: before, three letters were read on
+    the hand (an S, an I and a blank) and the tiles under it were read empty, unflagged."""
+    name = "IMG_20141025_163953.jpg"
+    image = photo(PHOTOS / "jheidel" / name)
+    known = known_board(name)
+    corners = read_board(image, None, "en").corners
+    handed, mask = paste_hand(image, corners, 0.3, np.random.default_rng(2))
+    reading = read_board(handed, None, "en")
+    covered = set(reading.covered)
+    # The hand's share of each square, from its mask seen from above.
+    margin = crop_margin_px(SQUARE_PX)
+    top_down = rectify_with_margin(mask.astype(np.uint8) * 255, reading.corners)
+    side = 15 * SQUARE_PX
+    share = top_down[margin : margin + side, margin : margin + side].reshape(
+        15, SQUARE_PX, 15, SQUARE_PX).mean(axis=(1, 3)) / 255
+    under = {(r, c) for r in range(15) for c in range(15) if share[r, c] > 0.5}
+    clear = {(r, c) for r in range(15) for c in range(15) if share[r, c] < 0.05}
+    assert len(covered & under) >= 0.8 * len(under), (sorted(under - covered))
+    assert len(covered & clear) <= 2, sorted(covered & clear)
+    invented = [(r, c) for r in range(15) for c in range(15)
+                if known[r][c] == "." and reading.board[r][c] != "."]
+    assert invented == []
+    for r, c in covered:
+        assert reading.board[r][c] == "." and reading.confidence[r, c] <= 0.5
+    assert any("covers" in warning for warning in reading.warnings())
+    assert json.loads(json.dumps(reading.to_json()))["covered"] == reading.covered_squares()
+    # Outside the hand every square reads as labelled.
+    wrong = [(r, c) for r in range(15) for c in range(15)
+             if (r, c) not in covered and reading.board[r][c] != known[r][c]]
+    assert wrong == []
+
+
+def test_a_board_whose_lines_all_show_has_none_covered_and_an_arm_from_its_edge_has():
+    side, margin = SQUARE_PX, crop_margin_px(SQUARE_PX)
+    board = np.full((15 * side + 2 * margin,) * 2, 150, np.uint8)
+    for k in range(16):
+        board[margin + k * side - 1 : margin + k * side + 2, :] = 230
+        board[:, margin + k * side - 1 : margin + k * side + 2] = 230
+    assert not covered_squares(board, side, margin).any()
+    # A patch in the middle of the board, reaching no edge: glare, not an arm.
+    middle = board.copy()
+    middle[margin + 5 * side : margin + 9 * side, margin + 5 * side : margin + 9 * side] = 200
+    assert not covered_squares(middle, side, margin).any()
+    arm = board.copy()
+    arm[margin + 9 * side :, margin + 2 * side : margin + 5 * side] = 190
+    hidden = covered_squares(arm, side, margin)
+    assert hidden[10:, 2:5].all() and hidden.sum() <= 3 * 6 + 6

@@ -1,0 +1,111 @@
+"""Squares that something over the board covers in one photo: a hand still placing, an arm, a
+sleeve, a rack held over the grid.
+
+A photo alone has no earlier view to compare with (the tracker's :mod:`vision.occlusion` has),
+and skin is no colour to look for: wooden tiles and many boards are skin-coloured too.  What
+nothing on a board lacks is the grid: every square, empty or holding a tile, is bounded by lines
+(the board's printed grid between empty squares, the gaps and edges between tiles).  A hand
+held over the board hides them over a region of several squares, and it reaches in from beyond
+the board, so the region runs to the grid's edge.
+
+:func:`covered_squares` measures, for each side of each square, the strongest thin line or edge
+running along it (within an eighth of a square either way: tiles lie a little off their
+squares), relative to the board's typical side; a square with at most one side left is unlined.
+Unlined squares joined into a region of :data:`COVERED_AT_LEAST` or more that touches the
+grid's outer row or column are covered, with the squares beside them that lost two sides (a
+hand's edge crosses them).
+
+Measured on the labelled real photos (``bench/eval_real_views.py``): read in every view but
+``hand`` (432 readings: as taken, tilted, steep, small, dim, askew, a bowed board ...), no square
+is covered; with a hand over a fifth of the grid (view ``hand``, 18 photos), 846 squares are
+covered where the hand lies on about 810, and the squares read wrong without a warning fall
+from 87 to 31 (game01), 13 to 4 and 10 to 1 (jheidel): letters no longer read on the skin,
+tiles under it no longer read empty as if sure.
+
+>>> import numpy as np
+>>> side, margin = 48, 16
+>>> board = np.full((15 * side + 2 * margin,) * 2, 150, np.uint8)
+>>> for k in range(16):
+...     board[margin + k * side - 1 : margin + k * side + 2, :] = 230
+...     board[:, margin + k * side - 1 : margin + k * side + 2] = 230
+>>> bool(covered_squares(board, side, margin).any())
+False
+>>> board[margin + 10 * side - 8 :, margin + 3 * side : margin + 7 * side] = 190   # an arm
+>>> hidden = covered_squares(board, side, margin)
+>>> bool(hidden[12:, 3:7].all()), bool(hidden[:9].any())
+(True, False)
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+SIZE = 15
+
+#: A side counts as shown where its strongest line is at least this share of the board's
+#: median side: a gap between two tiles of one word may be faint, a hand shows none.
+SIDE_SHOWN = 0.35
+
+
+#: Unlined squares in one region, reaching the grid's edge, from which the region is covered
+#: (a finger alone covers one or two squares, and a word's faint gaps leave a few squares of
+#: a clean photo unlined; a hand over the board hides a dozen and more).
+COVERED_AT_LEAST = 6
+
+
+#: How far apart (pixels) the three samples across a line are: a line three pixels wide, or
+#: an edge, answers; the shading of a face or of skin does not.
+_ACROSS = 3
+
+
+def side_strengths(grey: np.ndarray, square_px: int, margin: int) -> tuple[np.ndarray, np.ndarray]:
+    """The strongest line along each square's sides, in grey levels: the 15 x 16 vertical sides
+    (row, line to the square's left) and the 16 x 15 horizontal ones (line above, column).
+
+    Along the middle half of each side (the corners are where lines cross), the mean absolute
+    second difference across the side, at the offset within an eighth of a square where it is
+    strongest."""
+    image = grey.astype(np.float32)
+    kernel = np.zeros((1, 2 * _ACROSS + 1), np.float32)
+    kernel[0, 0] = kernel[0, -1] = -0.5
+    kernel[0, _ACROSS] = 1.0
+    across_x = np.abs(cv2.filter2D(image, -1, kernel))
+    across_y = np.abs(cv2.filter2D(image, -1, kernel.T))
+    reach = square_px // 8
+    offsets = np.arange(-reach, reach + 1)
+    lines = margin + np.arange(SIZE + 1) * square_px
+    along = margin + (np.arange(SIZE)[:, None] * square_px
+                      + np.arange(square_px // 4, 3 * square_px // 4)[None, :])  # (15, L)
+    columns = lines[:, None] + offsets[None, :]  # (16, 2r+1)
+    # Vertical sides: rows along the side, columns across it.
+    vertical = across_x[along.ravel()][:, columns.ravel()].reshape(
+        SIZE, along.shape[1], SIZE + 1, len(offsets)).mean(axis=1).max(axis=2)
+    horizontal = across_y[columns.ravel()][:, along.ravel()].reshape(
+        SIZE + 1, len(offsets), SIZE, along.shape[1]).mean(axis=3).max(axis=1)
+    return vertical, horizontal
+
+
+def covered_squares(grey: np.ndarray, square_px: int, margin: int) -> np.ndarray:
+    """Which squares (15, 15) of a rectified grey board (squares of ``square_px``, ``margin``
+    pixels around the grid) something over the board covers."""
+    vertical, horizontal = side_strengths(grey, square_px, margin)
+    typical = float(np.median(np.concatenate([vertical.ravel(), horizontal.ravel()])))
+    if typical <= 0:
+        return np.zeros((SIZE, SIZE), bool)
+    sides = np.stack([horizontal[:-1], horizontal[1:], vertical[:, :-1], vertical[:, 1:]])
+    lost = (sides < SIDE_SHOWN * typical).sum(axis=0)
+    unlined = (lost >= 3).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(unlined, connectivity=4)
+    edge = np.zeros((SIZE, SIZE), bool)
+    edge[[0, -1], :] = edge[:, [0, -1]] = True
+    covered = np.zeros((SIZE, SIZE), bool)
+    for k in range(1, count):
+        region = labels == k
+        if stats[k, cv2.CC_STAT_AREA] >= COVERED_AT_LEAST and (region & edge).any():
+            covered |= region
+    if covered.any():
+        beside = cv2.dilate(covered.astype(np.uint8), np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]],
+                                                               np.uint8)).astype(bool)
+        covered |= beside & (lost >= 2)
+    return covered
