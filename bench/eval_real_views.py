@@ -46,6 +46,10 @@ Each photo is read uncalibrated (``read_board(image, None, tileset)``, what ``ti
     (:func:`sim.hands.paste_hand`: shaded skin of one of five tones, a shadow, the photo's
     grain): a player still placing when the photo was taken.  The squares under it cannot be
     read; what counts is that they are said to be covered (flagged), and no letter invented.
+``shadow``
+    The photographer's shadow: the board darkened to 55 % over a band from one side (drawn per
+    photo) to between a third and a half of the way across, its edge soft over about half a
+    square, as a person or a phone held between the lamp and the board casts it.
 ``lens``
     A wide-angle lens whose distortion no software corrected (a webcam, a cheap phone): barrel
     distortion ``r' = r (1 + k r^2)`` about the picture's centre, ``r`` in units of the half
@@ -103,6 +107,7 @@ BOARD_BORDER = 0.08
 ASKEW_DEGREES = (6.0, 12.0)
 ASKEW_RADIUS = 0.45
 HAND_COVER = 0.2
+SHADOW_DEPTH = 0.45
 SIZE = 15
 
 
@@ -265,6 +270,30 @@ def hand_over(image: np.ndarray, seed: int, cover: float = HAND_COVER) -> np.nda
     return paste_hand(image, corners, cover, np.random.default_rng(seed))[0]
 
 
+def shadowed(image: np.ndarray, seed: int, depth: float = SHADOW_DEPTH) -> np.ndarray:
+    """The picture with a soft shadow, ``depth`` deep, over a band of the board from one side."""
+    corners = np.asarray(locate_board(image, quality=False).corners, np.float32)
+    h, w = image.shape[:2]
+    rng = np.random.default_rng(seed)
+    unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+    to_photo = cv2.getPerspectiveTransform(unit, corners)
+    reach = float(rng.uniform(0.33, 0.5))
+    tilt = float(rng.uniform(-0.15, 0.15))
+    # A band from the board's left side in board units, the far edge slanted; then turned to
+    # one of the four sides.
+    band = np.float32([[-1, -1], [reach - tilt, -1], [reach + tilt, 2], [-1, 2]])
+    turns = int(rng.integers(0, 4))
+    for _ in range(turns):
+        band = np.stack([1 - band[:, 1], band[:, 0]], axis=1)
+    polygon = cv2.perspectiveTransform(band.reshape(-1, 1, 2), to_photo).reshape(-1, 2)
+    mask = np.zeros((h, w), np.float32)
+    cv2.fillPoly(mask, [np.round(polygon).astype(np.int32)], 1.0)
+    side = float(np.hypot(*(corners[1] - corners[0])))
+    mask = cv2.GaussianBlur(mask, (0, 0), 0.5 * side / 15)
+    factor = 1.0 - depth * mask
+    return np.clip(image.astype(np.float32) * factor[..., None], 0, 255).astype(np.uint8)
+
+
 def dim(image: np.ndarray, seed: int) -> np.ndarray:
     levels = 255.0 * (0.45 * image.astype(np.float32) / 255.0) ** 1.3
     noise = np.random.default_rng(seed).normal(0.0, 3.0, image.shape)
@@ -288,6 +317,7 @@ VIEWS: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
     "turned": lambda image, seed: cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE),
     "askew": tiles_askew,
     "hand": hand_over,
+    "shadow": shadowed,
     "lens": lambda image, seed: lens_distorted(image),
     "bowed": lambda image, seed: bowed(image),
 }
