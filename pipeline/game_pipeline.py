@@ -72,7 +72,7 @@ from scorer.tiles import BLANK, TileSet
 if TYPE_CHECKING:
     from calibration.profile import Profile
     from scorer.lexicon import Lexicon
-    from tracker import Tracker, TrackerConfig, TrackEvent
+    from tracker import Tracker, TrackerConfig, TrackEvent, ViewObstructed
 
 log = logging.getLogger(__name__)
 
@@ -157,8 +157,8 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         self._split_notes: dict[tuple[tuple[int, int], ...], tuple[str, Question | None]] = {}
         #: photos set aside since the last turn (a hand over the board): said in its notes
         self._set_aside: list[str] = []
-        #: squares that looked newly tiled in the photos set aside since the last clear one
-        self._laid_meanwhile: set[Square] = set()
+        #: the photos set aside since the last clear one (a hand over the board)
+        self._set_aside_views: list[ViewObstructed] = []
         #: a refused placement to look at again in the next photo (stills)
         self._deferred: DeferredRefusal | None = None
         #: squares of refused placements looked at again: refused again, they are asked about
@@ -253,7 +253,7 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
                 self._set_aside.append(
                     f"a photo with something over the board ({shown}) was set aside: the next "
                     "clear photo was compared with the last clear one")
-                self._laid_meanwhile |= {Square(r, c) for r, c in event.laid}
+                self._set_aside_views.append(event)
         self._queue.extend(
             e for e in events if isinstance(e, (MoveCommitted, NoPlacement, TilesRemoved))
             and not (isinstance(e, TilesRemoved) and not e.withdrawal)
@@ -340,7 +340,7 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         parts = self._moves_in(event)
         if parts is None:
             return None  # the players are asked which tiles went in which move
-        self._laid_meanwhile = set()
+        self._set_aside_views = []
         event, later = parts[0], parts[1:]
         self._queue[0:0] = later
         squares = [Square(r, c) for r, c in event.squares]

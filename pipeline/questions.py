@@ -187,7 +187,7 @@ class QuestionSteps:
 
     def _no_placement(self) -> MoveReport | None:
         state = PendingTurn([], {}, [], [], [])
-        self._laid_meanwhile = set()  # what a photo set aside showed is no later move's
+        self._set_aside_views = []  # what a photo set aside showed is no later move's
         if self.game.over:
             # A photo after the game ended that shows nothing new is no turn of anybody's.
             return None

@@ -5,15 +5,19 @@ board: the next photo then shows the tiles of two (or more) moves.  When the new
 one move, :func:`scorer.rules.move_splits` finds every way to lay them as the fewest legal moves
 in turn; the players alternate, so each way gives each move to a player.  One way: it is taken.
 Several: a photo set aside in between (a hand over the board) chooses where it already showed
-the tiles of exactly one way's first move; else the word list, where exactly one way forms only
-words in it (with the letters as read); otherwise the players are asked which tiles went in
-which move (a *split* question), and until they answer the first way stands, unconfirmed.
+the tiles of exactly one way's first move, with the letters read on them now (a hand is taken
+for tiles where it lies, and a later move may go there); else the word list, where exactly one
+way forms only words in it (with the letters as read); otherwise the players are asked which
+tiles went in which move (a *split* question), and until they answer the first way stands,
+unconfirmed.
 """
 
 from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from pipeline.reports import Question
 from scorer.board import Board
@@ -87,9 +91,8 @@ class SeveralMovesSteps:
             return splits[0], "the only way the rules allow", None
         # A photo set aside (a hand over the board) between the two clear ones may already
         # show the first move's tiles: the ways whose first move holds every tile it showed.
-        seen = [self._laid_meanwhile & {sq for move in s for sq in move} for s in splits]
-        shown = [s for s, tiles in zip(splits, seen, strict=True)
-                 if tiles and tiles <= set(s[0])]
+        seen = self._shown_laid({sq for move in splits[0] for sq in move})
+        shown = [s for s in splits if seen and seen <= set(s[0])]
         if len(shown) == 1:
             return shown[0], "the photo set aside showed the first move's tiles laid", None
         worded = [s for s in splits if self._all_words_listed(s)]
@@ -105,6 +108,32 @@ class SeveralMovesSteps:
             self._held = ("split", (event, splits, question))
             return None, "", question
         return splits[0], "the players were asked which tiles went in which move", question
+
+    def _shown_laid(self, new: set[Square]) -> set[Square]:
+        """The squares of ``new`` (the tiles the clear photo brought) that a photo set aside
+        since the last clear one already showed tiled, with the letter read on them now.
+        Such a photo takes a hand for tiles where it lies, and a later move may go where the
+        hand was: the letter tells a tile from a hand."""
+        from vision.letter_choice import read_letters
+        from vision.rectified import glyphs_of, rectify_with_margin
+
+        shown: set[Square] = set()
+        for view in self._set_aside_views:
+            squares = sorted(sq for sq in (Square(r, c) for r, c in view.laid)
+                             if sq in new and sq not in shown
+                             and self._letter_read(sq) not in ("", BLANK))
+            if not squares or view.frame is None:
+                continue
+            upright = np.rot90(rectify_with_margin(view.frame, view.corners),
+                               self.orientation or 0)
+            glyphs = glyphs_of(upright, [(sq.row, sq.col) for sq in squares])
+            classifier = self._classifier()
+            guesses, _ = read_letters(glyphs, classifier, None, None,
+                                      stock=self._stock_for_unseen(classifier))
+            shown |= {sq for sq, glyph, guess in zip(squares, glyphs, guesses, strict=True)
+                      if glyph is not None
+                      and self._letter(glyph, guess)[0] == self._letter_read(sq)}
+        return shown
 
     def _split_question(self, splits: list[Split]) -> Question:
         choices = [" | ".join(" ".join(self.name(sq) for sq in move) for move in split)

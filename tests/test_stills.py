@@ -9,6 +9,7 @@ the questions the pipeline asks, as the players would, and the final scores must
 from __future__ import annotations
 
 import json
+import math
 import re
 import subprocess
 import sys
@@ -282,3 +283,75 @@ def test_the_json_of_a_lettered_rows_game_names_squares_its_way(photos):
                if q["square"]]
     # The record's questions: K11 (row K, column 11), D11, B11, A7 in lettered rows.
     assert squares[:4] == ["K11", "D11", "B11", "A7"], squares
+
+
+# ------------------------------------------------------------------ rendered stills
+
+
+#: A rendered game's first eleven plays (seed 8 of ``bench/eval_stills.py``).
+ELEVEN_PLAYS = [("8D", "JAUKED"), ("E5", "FLO.TED"), ("9G", "ALONE"), ("K5", "BRAZ."),
+                ("5G", "LONG.OAT"), ("4L", "BY"), ("8K", ".AMIA"), ("4F", "TEW"),
+                ("N2", "WIS.S"), ("3E", "TIC"), ("D8", ".IHAD")]
+
+
+def test_a_hand_taken_for_tiles_does_not_order_the_moves_a_left_out_photo_hid(enable):
+    # A photo with a hand over the board, then the photo after the next move left out: the
+    # next clear one shows two moves (K5 ...RS, then F10 YO).  The hand lay over F10 and F11
+    # and was taken for tiles there: the split went by it, F10 YO first, without a question.
+    # The letters tell a hand from tiles.  A move's own photo with a finger resting on an old
+    # tile still shows its tiles, letters and all, and orders the moves.
+    from dataclasses import replace as changed
+
+    from calibration.profile import Profile
+    from scorer.game import Game
+    from sim.game import ALPHABET_ROWS, camera_config
+    from sim.hands import paste_hand
+    from sim.render import render_flat, render_frame
+
+    config = camera_config(8, (1280, 960))
+
+    def played(plays: list[tuple[str, str]]) -> Game:
+        game = Game(["one", "two"])
+        for position, word in plays:
+            game.play(position, word)
+        return game
+
+    def photo(rows: list[str], n: int) -> tuple[np.ndarray, np.ndarray]:
+        # As the evaluation takes them: minutes apart, the light drifted a little.
+        light = changed(config, exposure=config.exposure * (1.0 + 0.05 * math.sin(n / 3.0)),
+                        gradient_angle=(config.gradient_angle + 7.0 * n) % 360.0)
+        flat = render_flat(rows, tileset="en", edition="green", seed=8, config=light)
+        taken = render_frame(flat, light, seed=8 * 10007 + n, hand=None)
+        return taken.image, taken.corners
+
+    profile = Profile(tileset="en")
+    profile.extend(photo(list(ALPHABET_ROWS), 0)[0], ALPHABET_ROWS)
+    before = played(ELEVEN_PLAYS).board.rows()
+    twelve = played([*ELEVEN_PLAYS, ("K5", ".....RS")]).board.rows()
+    thirteen = played([*ELEVEN_PLAYS, ("K5", ".....RS"), ("F10", "YO")]).board.rows()
+
+    def pipeline() -> Pipeline:
+        run = Pipeline(["one", "two"], profile=profile, lexicon=enable, stills=True,
+                       game=played(ELEVEN_PLAYS),
+                       answers=lambda q: next((c for c in q.choices if c.startswith("K10")),
+                                              None))
+        run.tracker.update(0.0, photo(before, 11)[0])  # the last clear photo
+        return run
+
+    image, corners = photo(before, 12)
+    hand, _ = paste_hand(image, corners, 0.25, np.random.default_rng(0))
+    run = pipeline()
+    assert run.feed(1.0, hand) == []
+    reports = run.feed(2.0, photo(thirteen, 13)[0])
+    assert [(r.position, r.word) for r in reports] == [("K5", "(BRAZE)RS"), ("F10", "YO")]
+    assert [q.kind for q in run.questions] == ["split"]
+
+    image, corners = photo(twelve, 12)
+    finger, _ = paste_hand(image, corners, 0.0, np.random.default_rng(0), finger_on_tile=True,
+                           square=(11, 3))
+    run = pipeline()
+    assert run.feed(1.0, finger) == []
+    reports = run.feed(2.0, photo(thirteen, 13)[0])
+    assert [(r.position, r.word) for r in reports] == [("K5", "(BRAZE)RS"), ("F10", "YO")]
+    assert run.questions == []
+    assert any("the photo set aside showed the first move's tiles" in n for n in reports[0].notes)

@@ -163,12 +163,14 @@ class NoPlacement(TrackEvent):
 class ViewObstructed(TrackEvent):
     """A still held back: something over the board (a hand, an arm) changed ``squares``
     without laying or lifting tiles there.  It is no turn; the next clear still is compared
-    with the last clear one.  ``laid``: the squares that looked newly tiled in it apart from
-    what covers the board (tiles laid before it was taken; a hand or a finger is taken for
-    tiles where it lies, and the patch it changes is left out whole)."""
+    with the last clear one.  ``laid``: the squares that looked newly tiled in it (tiles laid
+    before it was taken, or what covers the board taken for tiles); ``frame`` and ``corners``
+    (as :class:`TilesAdded` has them) are what to read them from."""
 
     squares: Squares = ()
     laid: Squares = ()
+    frame: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
+    corners: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)
@@ -803,11 +805,9 @@ class Tracker:
                 log.info("still at %.0f held back: the view is obstructed (%s)", time,
                          "an arm across the board's edge" if arm else
                          f"{int(unexplained.sum())} squares changed without a tile")
-                # What covers the board is often taken for tiles where it lies: only new
-                # tiles standing apart from it are told as laid.
-                laid = added & ~_foreign(changed | added, unexplained, arm_blocks)
                 return [*events, ViewObstructed(time, self.to_upright(_squares(signature)),
-                                                self.to_upright(_squares(laid)))]
+                                                self.to_upright(_squares(added)),
+                                                view.frame, view.corners)]
             # The same obstruction in two stills running is part of the scene (a box at the
             # board's edge), or the source ended on it: decided where the view is clear, and
             # squares the change cannot explain are left to the players rather than guessed.
