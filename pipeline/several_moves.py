@@ -128,8 +128,10 @@ class SeveralMovesSteps:
                                self.orientation or 0)
             glyphs = glyphs_of(upright, [(sq.row, sq.col) for sq in squares])
             classifier = self._classifier()
-            guesses, _ = read_letters(glyphs, classifier, None, None,
-                                      stock=self._stock_for_unseen(classifier))
+            # Tesseract only where no classifier reads (a few hundred milliseconds a call).
+            known = classifier is not None and len(classifier) > 0
+            guesses, _ = read_letters(glyphs, classifier, None if known else self.tesseract,
+                                      None, stock=self._stock_for_unseen(classifier))
             shown |= {sq for sq, glyph, guess in zip(squares, glyphs, guesses, strict=True)
                       if glyph is not None
                       and self._letter(glyph, guess)[0] == self._letter_read(sq)}
