@@ -22,6 +22,12 @@ at turns drawn from the seed (each turn gets at most one of these):
 - ``--missing`` photos left out (1): two plays in a row show up in one photo;
 - ``--duplicates`` photos taken twice (1): the same image again.
 
+``--handheld``: every photo is taken from its own pose, as a phone held by hand after each
+move gives them (tilt, its direction and the turn about the lens each drawn with a spread of
+4, 15 and 4 degrees about the game's camera, the board's size in the picture 4 % and its
+place 4 % of the picture; ``--handheld 2`` doubles the spreads): the grid is found again in
+every photo.
+
 The pipeline's questions are answered by the game's own record (:class:`pipeline.RecordAnswers`
 on the generated game's GCG), as the players would.  Counted per game: moves found, moves
 invented (in the pipeline's game, not in the record), moves missed, scores wrong among the moves
@@ -47,7 +53,7 @@ photo before it, nor the last).  Counted the same way.
 Usage: ``.venv/bin/python bench/eval_stills.py [--games 20] [--first-seed 1] [--seeds 3,7]
 [--size 1280x960] [--hands 2] [--fingers 1] [--missing 1] [--duplicates 1] [--no-profile]
 [--no-word-list] [--turns N] [--jobs 1] [--still-timeout 60] [--no-real] [--no-rendered]
-[--real-seed 1] [--json FILE] [--verbose]``
+[--real-seed 1] [--handheld [SPREAD]] [--json FILE] [--verbose]``
 """
 
 from __future__ import annotations
@@ -364,9 +370,22 @@ def run_pipeline(stills: Sequence[Still], answers: RecordAnswers, limit: float,
 # ------------------------------------------------------------------------------- rendered
 
 
+def handheld_pose(config: Any, seed: int, photo: int, spread: float) -> Any:
+    """``config`` as a phone held by hand for photo ``photo`` of game ``seed`` poses it."""
+    rng = np.random.default_rng([seed, photo, 0x4A4D])
+    return replace(
+        config,
+        tilt=float(np.clip(config.tilt + spread * rng.normal(0, 4), 0, 40)),
+        tilt_azimuth=float(config.tilt_azimuth + spread * rng.normal(0, 15)),
+        rotation=float(config.rotation + spread * rng.normal(0, 4)),
+        board_scale=float(np.clip(config.board_scale * (1 + spread * rng.normal(0, 0.04)),
+                                  0.6, 0.95)),
+        board_offset=(float(spread * rng.normal(0, 0.04)), float(spread * rng.normal(0, 0.04))))
+
+
 def run_rendered(seed: int, lexicon: Any, size: tuple[int, int], counts: dict[str, int],
                  use_profile: bool = True, turns: int | None = None,
-                 limit: float = 60.0, word_list: bool = True) -> Outcome:
+                 limit: float = 60.0, word_list: bool = True, handheld: float = 0.0) -> Outcome:
     """One generated game (its first ``turns`` turns when given) as perturbed stills through
     the pipeline (with the word list the game was played with, or none)."""
     from calibration.profile import Profile
@@ -387,6 +406,8 @@ def run_rendered(seed: int, lexicon: Any, size: tuple[int, int], counts: dict[st
         drift = replace(config, exposure=config.exposure * (1.0 + 0.05 * math.sin(n / 3.0)),
                         gradient_angle=(config.gradient_angle + 7.0 * n) % 360.0)
         flat = render_flat(boards[n], tileset="en", edition="green", seed=seed, config=drift)
+        if handheld:
+            drift = handheld_pose(drift, seed, frames[0], handheld)
         photo = render_frame(flat, drift, seed=seed * 10007 + frames[0], hand=None)
         frames[0] += 1
         return photo.image, photo.corners
@@ -615,6 +636,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="draws game01's hand, finger and left-out photos")
     parser.add_argument("--json", metavar="FILE", type=Path,
                         help="write every run's counts and notes as JSON")
+    parser.add_argument("--handheld", type=float, nargs="?", const=1.0, default=0.0,
+                        help="every rendered photo from its own hand-held pose (a spread "
+                             "factor: 1 when given alone)")
     parser.add_argument("--verbose", action="store_true", help="print each run's notes")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
@@ -647,13 +671,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                  list(range(args.first_seed, args.first_seed + args.games)))
         print(f"\n== rendered games as stills ({args.size}, "
               f"{'no profile' if args.no_profile else 'profile from one alphabet photo'}, "
-              f"{'no word list' if args.no_word_list else 'word list'}; "
+              f"{'no word list' if args.no_word_list else 'word list'}"
+              f"{f', hand-held x{args.handheld:g}' if args.handheld else ''}; "
               f"per game: {counts})")
         print(header("game", 9))
         outcomes = []
         skipped = []
         task = dict(size=size, counts=counts, use_profile=not args.no_profile, turns=args.turns,
-                    limit=args.still_timeout, word_list=not args.no_word_list)
+                    limit=args.still_timeout, word_list=not args.no_word_list,
+                    handheld=args.handheld)
         if args.jobs > 1:
             pool = ProcessPoolExecutor(args.jobs)
             results: Iterator[Outcome | str] = pool.map(
