@@ -19,7 +19,7 @@ from vision.glyphs import (
     _reached,
     _unmosaic,
 )
-from vision.locate.lattice import _pixel_sums_by_box, _pixel_sums_by_pass
+from vision.locate.lattice import _box_stats, _pixel_sums_by_box, _pixel_sums_by_pass
 from vision.locate.line_response import _LINE_THRESHOLD, _ridges
 from vision.rectified import grey_percentiles, noise_share
 
@@ -228,3 +228,20 @@ def test_cells_summed_box_by_box_are_the_pass_over_the_picture(seed):
                                                            replace=False))):
         assert np.array_equal(_pixel_sums_by_box(labels, stats, which, count),
                               _pixel_sums_by_pass(labels, stats, which, count))
+
+
+@pytest.mark.parametrize("density", [0.0, 0.05, 0.3, 0.6, 1.0])
+def test_box_stats_from_runs_are_opencvs(density):
+    rng = np.random.default_rng(int(density * 100))
+    for _ in range(60):
+        height, width = (int(v) for v in rng.integers(1, 90, 2))
+        lines = (rng.random((height, width)) < density).astype(np.uint8)
+        if rng.random() < 0.5:
+            lines = cv2.dilate(lines, np.ones((2, 2), np.uint8))
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(
+            1 - lines, connectivity=4, ltype=cv2.CV_32S)
+        assert np.array_equal(cv2.connectedComponents(1 - lines, connectivity=4,
+                                                      ltype=cv2.CV_32S)[1], labels)
+        ours = _box_stats(labels, count)
+        assert ours.dtype == stats.dtype and np.array_equal(ours, stats), (height, width)
+

@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import project
+from vision.runs import run_boxes
 
 #: A lattice needs at least this many square-shaped regions on it.
 _MIN_LATTICE_CELLS = 12
@@ -35,9 +36,8 @@ _PIXEL_COST = 0.013
 
 def _find_cells(line_mask: np.ndarray) -> _Cells:
     """Regions enclosed by lines that are shaped like a filled quadrilateral."""
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(
-        1 - line_mask, connectivity=4, ltype=cv2.CV_32S
-    )
+    count, labels = cv2.connectedComponents(1 - line_mask, connectivity=4, ltype=cv2.CV_32S)
+    stats = _box_stats(labels, count)
     area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
     width = stats[:, cv2.CC_STAT_WIDTH].astype(np.float64)
     height = stats[:, cv2.CC_STAT_HEIGHT].astype(np.float64)
@@ -72,6 +72,30 @@ def _find_cells(line_mask: np.ndarray) -> _Cells:
     good = candidate & (fill_shape > 0.85) & (fill_shape < 1.3) & (elongation < 9)
     index = np.nonzero(good)[0]
     return _Cells(np.stack([mx[index], my[index]], axis=1), n[index])
+
+
+def _box_stats(labels: np.ndarray, count: int) -> np.ndarray:
+    """``cv2.connectedComponentsWithStats``' statistics (count, 5) int32 of the ``labels`` that
+    ``cv2.connectedComponents`` gave (the same labels): box and area of each, from the runs
+    of one label along the rows.  A picture of squares is a few runs a row; OpenCV's pass
+    over every pixel took twice the labelling's time (1024x576, one core: 4.5 ms against
+    1.2-2.2 for the labels and 0.7-0.8 for the runs)."""
+    height, width = labels.shape
+    starts = np.empty((height, width), bool)
+    starts[:, 0] = True
+    np.not_equal(labels[:, 1:], labels[:, :-1], out=starts[:, 1:])
+    first = np.flatnonzero(starts)
+    label = labels.ravel()[first]
+    length = np.diff(first, append=labels.size)
+    ys = first // width
+    xs = first - ys * width
+    stats = np.empty((count, 5), np.int32)
+    # Whole numbers far below 2**53: exact in float64.
+    stats[:, cv2.CC_STAT_AREA] = np.bincount(label, weights=length, minlength=count)
+    stats[:, :4] = run_boxes(label, xs, ys, length, count, labels.shape)
+    # As OpenCV leaves a label with no pixel (the background, where there is none).
+    stats[stats[:, cv2.CC_STAT_AREA] == 0, :4] = (-1, np.iinfo(np.int32).max, 0, 0)
+    return stats
 
 
 def _pixel_sums_by_pass(labels: np.ndarray, stats: np.ndarray, which: np.ndarray,
