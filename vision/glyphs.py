@@ -643,8 +643,9 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
     wide letter is told apart as a small strong piece beside a corner of the letter's main
     piece.  The normalised glyph is drawn from the ``shading`` (see :func:`_shaded_glyphs`).
     """
-    # Per-pixel sums over the ink pixels only (a small share of the mosaic).
-    on_ink = np.flatnonzero(ink)
+    # Per-pixel sums over the ink pixels only (a small share of the mosaic).  The masks are
+    # 0/1: read as booleans, NumPy finds their pixels set in a fifth of the time.
+    on_ink = np.flatnonzero(ink.view(bool))
     count, labels, stats, centres = _components_with_stats(ink, on_ink)
     if count <= 1:
         return [None] * n
@@ -652,7 +653,7 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
     ink_label = flat[on_ink]  # each ink pixel's component
     inside = np.bincount(ink_label, weights=inner.ravel()[on_ink].astype(np.float64),
                          minlength=count)
-    on_strong = np.flatnonzero(strong)
+    on_strong = np.flatnonzero(strong.view(bool))
     pieces, piece_labels, piece_stats, piece_centres = _components_with_stats(strong, on_strong)
     # Strong ink lies within the faint ink: each strong piece belongs to one component.
     parent = np.zeros(pieces, np.int64)
@@ -906,8 +907,8 @@ def _shaded_glyphs(
             out.append(None)
             continue
         # The same pixels, in the same order, as np.nonzero(values) gives (a quarter of its
-        # time on a crop).
-        flat = np.flatnonzero(values)
+        # time on a crop; found among booleans, a half of that again).
+        flat = np.flatnonzero(values != 0)
         ys, xs = flat // values.shape[1], flat % values.shape[1]
         weights = values.ravel()[flat]
         cy, cx = float(ys @ weights) / total, float(xs @ weights) / total
