@@ -363,11 +363,13 @@ class LetterClassifier:
         per_class = self._per_class(np.asarray(glyphs, np.float32).reshape(-1, GLYPH_PX, GLYPH_PX))
         best, own, rival = self._nearest_of(per_class)
         top = np.argsort(-per_class, axis=1, kind="stable")[:, :LIKELIEST]
+        # Python numbers for the guesses made one at a time (the same values as NumPy's).
+        likeness = np.take_along_axis(per_class, top, axis=1).tolist()
         return [
-            LetterGuess(letter, _confidence(float(o), float(r)), float(o),
-                        tuple(self._classes[i] for i in row),
-                        tuple(round(float(per_class[k, i]), 4) for i in row))
-            for k, (letter, o, r, row) in enumerate(zip(best, own, rival, top, strict=True))
+            LetterGuess(letter, _confidence(o, r), o, tuple(self._classes[i] for i in row),
+                        tuple(round(value, 4) for value in values))
+            for letter, o, r, row, values in zip(best, own.tolist(), rival.tolist(),
+                                                 top.tolist(), likeness, strict=True)
         ]
 
     def ranking(self, glyphs: np.ndarray) -> list[list[str]]:
@@ -591,6 +593,17 @@ def _confidence(own: float, rival: float) -> float:
     above 0.75.  A glyph far from everything learnt gets little confidence however large the
     margin, which is what makes unseen letters fall back to another reader.
     """
-    margin = np.clip((own - rival) / 0.15, 0.0, 1.0)
-    closeness = np.clip((own - 0.6) / 0.25, 0.0, 1.0)
-    return float(margin * closeness)
+    return float(_clipped((own - rival) / 0.15) * _clipped((own - 0.6) / 0.25))
+
+
+def _clipped(value: float) -> float:
+    """``np.clip(value, 0.0, 1.0)`` of one number, as NumPy clips (NaN and -0.0 kept), without
+    NumPy's call (a guess is made for every glyph, twice).
+
+    >>> [_clipped(v) for v in (-1.0, -0.0, 0.25, 1.5)]
+    [0.0, -0.0, 0.25, 1.0]
+    """
+    if value != value:
+        return value
+    value = value if value >= 0.0 else 0.0
+    return value if value <= 1.0 else 1.0
