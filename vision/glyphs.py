@@ -826,8 +826,9 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
     shaded: dict[int, np.ndarray | None] = {}
     if found:
         shapes = [parts[i][1].shape for i, _, _ in found]  # type: ignore[index]
+        seeds = _kept_pixels(found, count, on_ink, ink_label, ink.shape)
         shaded = dict(zip((i for i, _, _ in found),
-                          _shaded_glyphs(labels, layout, side, s, found, shading, shapes),
+                          _shaded_glyphs(seeds, layout, side, s, found, shading, shapes),
                           strict=True))
     out: list[Glyph | None] = []
     for i, part in enumerate(parts):
@@ -864,8 +865,21 @@ def _reader_ink(mask: np.ndarray, contrast: np.ndarray, strong: np.ndarray,
     return kept[rows[0] : rows[-1] + 1, columns[0] : columns[-1] + 1]
 
 
+def _kept_pixels(found: list[tuple[int, list[int], list[tuple[int, int, int, int]]]],
+                 count: int, on_ink: np.ndarray, ink_label: np.ndarray,
+                 shape: tuple[int, ...]) -> np.ndarray:
+    """The pixels (uint8 0/1, of the mosaic's ``shape``) of the components kept for the glyphs
+    ``found``: ink pixels (``on_ink``, of components ``ink_label``), set among them alone
+    rather than looked up for every pixel of the mosaic."""
+    kept = np.zeros(count, bool)
+    kept[[k for _, keep, _ in found for k in keep]] = True
+    seeds = np.zeros(shape, np.uint8)
+    seeds.ravel()[on_ink[kept[ink_label]]] = 1
+    return seeds
+
+
 def _shaded_glyphs(
-    labels: np.ndarray, layout: _Layout, side: int, s: float,
+    seeds: np.ndarray, layout: _Layout, side: int, s: float,
     found: list[tuple[int, list[int], list[tuple[int, int, int, int]]]], shading: _Shading,
     ink_shapes: list[tuple[int, ...]],
 ) -> list[np.ndarray | None]:
@@ -875,8 +889,9 @@ def _shaded_glyphs(
     for a glyph that does not fit, such as two letters) about the centre of that ink, resampled
     to GLYPH_PX.  ``ink_shapes`` are the shapes of the glyphs' ink boxes.
 
-    The faint ink is followed from the kept components a limited distance (a geodesic
-    dilation), so that it cannot run along a tile's bevel to the far side of the face.
+    The faint ink is followed from the kept components (their pixels: ``seeds``) a limited
+    distance (a geodesic dilation), so that it cannot run along a tile's bevel to the far side
+    of the face.
     """
     faint = shading.faint.copy()
     for i, _, boxes in found:
@@ -885,9 +900,7 @@ def _shaded_glyphs(
         for x0, y0, x1, y1 in boxes:
             faint[oy + max(0, y0 - DIGIT_CLEARANCE) : oy + y1 + DIGIT_CLEARANCE,
                   ox + max(0, x0 - DIGIT_CLEARANCE) : ox + x1 + DIGIT_CLEARANCE] = 0
-    kept = np.zeros(int(labels.max()) + 1, np.uint8)
-    kept[[k for _, keep, _ in found for k in keep]] = 1
-    reached = _reached(kept[labels], faint, int(round(FAINT_REACH * s)))
+    reached = _reached(seeds, faint, int(round(FAINT_REACH * s)))
     # The shading of every glyph's crop at once (as float32 throughout, the levels rounded to
     # float32 as a single crop's arithmetic rounds them).
     crops = np.array([i for i, _, _ in found])
