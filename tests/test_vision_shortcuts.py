@@ -260,24 +260,3 @@ def test_box_stats_from_runs_are_opencvs(density):
         ours = _box_stats(_label_runs(labels), count, labels.shape)
         assert ours.dtype == stats.dtype and np.array_equal(ours, stats), (height, width)
 
-
-def test_structure_function_patches_are_those_wholly_in_the_mask():
-    rng = np.random.default_rng(12)
-    grey = rng.normal(120, 30, (5 * PATCH + 17, 4 * PATCH + 5)).astype(np.float32)
-    for _ in range(6):
-        mask = np.zeros(grey.shape, np.uint8)
-        corners = rng.integers(0, [grey.shape[1], grey.shape[0]], (6, 2)).astype(np.int32)
-        cv2.fillConvexPoly(mask, cv2.convexHull(corners), 1)
-        covered = cv2.integral(mask)
-        whole = [(y, x) for y in range(0, grey.shape[0] - PATCH + 1, PATCH)
-                 for x in range(0, grey.shape[1] - PATCH + 1, PATCH)
-                 if covered[y + PATCH, x + PATCH] - covered[y, x + PATCH]
-                 - covered[y + PATCH, x] + covered[y, x] == PATCH * PATCH]
-        if not whole:
-            with pytest.raises(ValueError):
-                structure_function(grey, mask)
-            continue
-        inside = np.zeros(grey.shape, np.uint8)
-        for y, x in whole:
-            inside[y : y + PATCH, x : x + PATCH] = 1
-        assert np.array_equal(structure_function(grey, mask), structure_function(grey, inside))

@@ -373,17 +373,12 @@ def structure_function(grey: np.ndarray, mask: np.ndarray | None = None) -> np.n
     (0.0, True)
     """
     h, w = grey.shape
-    # The patches tile the picture from its corner: one lies wholly in the mask where the
-    # least of its mask values is set (a reduction over the mask's blocks: no integral image
-    # of the whole picture, and no copy of the mask, to be made and paged in).
-    rows, columns = h // PATCH, w // PATCH
-    if mask is None:
-        whole = np.ones((rows, columns), bool)
-    else:
-        blocks = mask[: rows * PATCH, : columns * PATCH].reshape(rows, PATCH, columns, PATCH)
-        whole = blocks.min(axis=(1, 3)) > 0
-    ys, xs = np.nonzero(whole)
-    corners = list(zip((ys * PATCH).tolist(), (xs * PATCH).tolist(), strict=True))
+    inside = np.ones((h, w), np.uint8) if mask is None else (mask > 0).astype(np.uint8)
+    covered = cv2.integral(inside)
+    corners = [(y, x) for y in range(0, h - PATCH + 1, PATCH)
+               for x in range(0, w - PATCH + 1, PATCH)
+               if covered[y + PATCH, x + PATCH] - covered[y, x + PATCH]
+               - covered[y + PATCH, x] + covered[y, x] == PATCH * PATCH]
     if not corners:
         raise ValueError(f"no {PATCH} px patch lies within the picture's mask")
     if len(corners) > MAX_PATCHES:
