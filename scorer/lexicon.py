@@ -34,12 +34,11 @@ import unicodedata
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from os import PathLike
 from pathlib import Path
 from typing import NamedTuple
 
-from scorer.tiles import TileSet
+from scorer.tiles import TileSet, package_file
 
 #: Resource path of the bundled word list inside the ``scorer`` package.
 DEFAULT_RESOURCE = "data/enable1.txt.gz"
@@ -339,7 +338,7 @@ class Lexicon:
         :data:`SET_AFTER_LOOKUPS`): a cold read of a board asks a few dozen, and building the
         set took 25 of the 40 ms of loading the list.
         """
-        data = gzip.decompress(resources.files("scorer").joinpath(DEFAULT_RESOURCE).read_bytes())
+        data = gzip.decompress(package_file(DEFAULT_RESOURCE).read_bytes())
         text = data.upper().decode("ascii")
         count = text.count("\n")
         report = LexiconReport(source="ENABLE (bundled)", lines=count)

@@ -20,6 +20,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
 
 BLANK = "?"
 
@@ -159,7 +161,14 @@ def face(tile: str) -> str:
     return BLANK if is_blank(tile) else tile
 
 
+def package_file(name: str) -> Path | Traversable:
+    """A file bundled with the package (``name`` relative to its folder): read straight from
+    the folder where the package lies in one (importlib.resources' readers, imported at their
+    first use, took a millisecond of a cold read), else found by importlib.resources."""
+    path = Path(__file__).parent / name
+    return path if path.is_file() else resources.files("scorer").joinpath(name)
+
+
 @cache
 def _builtin_tables() -> dict[str, dict]:
-    text = resources.files("scorer").joinpath("data/tilesets.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    return json.loads(package_file("data/tilesets.json").read_text(encoding="utf-8"))

@@ -19,7 +19,7 @@ from vision.glyphs import (
     _reached,
     _unmosaic,
 )
-from vision.locate.lattice import _pixel_sums_by_box, _pixel_sums_by_pass
+from vision.locate.lattice import _box_stats, _label_runs, _pixel_sums
 from vision.locate.line_response import _LINE_THRESHOLD, _ridges
 from vision.rectified import grey_percentiles, noise_share
 
@@ -216,15 +216,47 @@ def test_orientation_from_the_whole_sample_where_half_is_not_clear():
     assert classifier.asked == [4 * (count // 2), 4 * count]
 
 
+def _pixel_sums_by_pass(labels: np.ndarray, which: np.ndarray, count: int) -> np.ndarray:
+    """The sums over the pixels of components ``which`` of 1, x, y, x*x, y*y and x*y, pixel
+    by pixel."""
+    chosen = np.zeros(count, bool)
+    chosen[which] = True
+    flat = np.flatnonzero(chosen[labels])
+    lab = labels.ravel()[flat]
+    ys, xs = (v.astype(np.float64) for v in np.divmod(flat, labels.shape[1]))
+    return np.stack([
+        np.bincount(lab, minlength=count).astype(np.float64),
+        np.bincount(lab, xs, count), np.bincount(lab, ys, count),
+        np.bincount(lab, xs * xs, count), np.bincount(lab, ys * ys, count),
+        np.bincount(lab, xs * ys, count),
+    ])
+
+
 @pytest.mark.parametrize("seed", range(4))
-def test_cells_summed_box_by_box_are_the_pass_over_the_picture(seed):
+def test_cells_summed_run_by_run_are_the_pass_over_the_picture(seed):
     rng = np.random.default_rng(seed)
     lines = (rng.random((240, 400)) < 0.45).astype(np.uint8)
     lines[::37] = 1  # a grid of lines, as the squares' enclosures
     lines[:, ::41] = 1
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(
-        1 - lines, connectivity=4, ltype=cv2.CV_32S)
+    count, labels = cv2.connectedComponents(1 - lines, connectivity=4, ltype=cv2.CV_32S)
     for which in (np.arange(1, count), np.sort(rng.choice(np.arange(1, count), count // 3,
                                                            replace=False))):
-        assert np.array_equal(_pixel_sums_by_box(labels, stats, which, count),
-                              _pixel_sums_by_pass(labels, stats, which, count))
+        assert np.array_equal(_pixel_sums(_label_runs(labels), which, count),
+                              _pixel_sums_by_pass(labels, which, count))
+
+
+@pytest.mark.parametrize("density", [0.0, 0.05, 0.3, 0.6, 1.0])
+def test_box_stats_from_runs_are_opencvs(density):
+    rng = np.random.default_rng(int(density * 100))
+    for _ in range(60):
+        height, width = (int(v) for v in rng.integers(1, 90, 2))
+        lines = (rng.random((height, width)) < density).astype(np.uint8)
+        if rng.random() < 0.5:
+            lines = cv2.dilate(lines, np.ones((2, 2), np.uint8))
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(
+            1 - lines, connectivity=4, ltype=cv2.CV_32S)
+        assert np.array_equal(cv2.connectedComponents(1 - lines, connectivity=4,
+                                                      ltype=cv2.CV_32S)[1], labels)
+        ours = _box_stats(_label_runs(labels), count, labels.shape)
+        assert ours.dtype == stats.dtype and np.array_equal(ours, stats), (height, width)
+

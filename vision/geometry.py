@@ -88,8 +88,15 @@ def scaled(homography_to_grid: np.ndarray, square_px: float, margin: float = 0) 
 def project(homography: np.ndarray, points: np.ndarray | list) -> np.ndarray:
     """Apply a homography to ``(n, 2)`` points (vectorised)."""
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
-    mapped = pts @ homography[:, :2].T + homography[:, 2]
-    return mapped[:, :2] / mapped[:, 2:3]
+    mapped = pts @ homography[:, :2].T
+    # Column by column, the same sums and quotients: along rows of three (or two) NumPy's
+    # loops run that short, and took three times as long over many points.
+    for axis in range(3):
+        mapped[:, axis] += homography[axis, 2]
+    projected = np.empty((len(mapped), 2), mapped.dtype)
+    for axis in range(2):
+        np.divide(mapped[:, axis], mapped[:, 2], out=projected[:, axis])
+    return projected
 
 
 def order_corners(corners: np.ndarray | list) -> np.ndarray:

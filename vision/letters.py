@@ -320,7 +320,7 @@ class LetterClassifier:
         # Vectorised: the stock classifier learns from some 18,000 samples.
         label_array = np.asarray(labels if isinstance(labels, np.ndarray) else list(labels),
                                  dtype=str)
-        classes, class_of = np.unique(label_array, return_inverse=True)
+        classes, class_of = _letters_inverse(label_array)
         blur_names, blur_of = _unique_inverse(np.asarray(blurs, dtype=str))
         self._classes = classes.tolist()
         self._blurs = blur_names.tolist()
@@ -372,11 +372,13 @@ class LetterClassifier:
         per_class = self._per_class(np.asarray(glyphs, np.float32).reshape(-1, GLYPH_PX, GLYPH_PX))
         best, own, rival = self._nearest_of(per_class)
         top = np.argsort(-per_class, axis=1, kind="stable")[:, :LIKELIEST]
+        # Python numbers for the guesses made one at a time (the same values as NumPy's).
+        likeness = np.take_along_axis(per_class, top, axis=1).tolist()
         return [
-            LetterGuess(letter, _confidence(float(o), float(r)), float(o),
-                        tuple(self._classes[i] for i in row),
-                        tuple(round(float(per_class[k, i]), 4) for i in row))
-            for k, (letter, o, r, row) in enumerate(zip(best, own, rival, top, strict=True))
+            LetterGuess(letter, _confidence(o, r), o, tuple(self._classes[i] for i in row),
+                        tuple(round(value, 4) for value in values))
+            for letter, o, r, row, values in zip(best, own.tolist(), rival.tolist(),
+                                                 top.tolist(), likeness, strict=True)
         ]
 
     def ranking(self, glyphs: np.ndarray) -> list[list[str]]:
@@ -618,10 +620,37 @@ def _unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     >>> [a.tolist() for a in _unique_inverse(np.array(["b", "a", "b"]))]
     [['a', 'b'], [1, 0, 1]]
     """
-    if len(values) == 0 or (values[1:] < values[:-1]).any():
+    if len(values) == 0:
         return np.unique(values, return_inverse=True)
-    change = np.concatenate(([True], values[1:] != values[:-1]))
-    return values[change], np.cumsum(change) - 1
+    change = np.empty(len(values), bool)
+    change[0] = True
+    np.any(_code_points(values[1:]) != _code_points(values[:-1]), axis=1, out=change[1:])
+    names = values[change]
+    # Sorted where each run's value comes after the one before: a value's runs are then one.
+    if (names[1:] <= names[:-1]).any():
+        return np.unique(values, return_inverse=True)
+    return names, np.cumsum(change) - 1
+
+
+def _code_points(strings: np.ndarray) -> np.ndarray:
+    """Each of a 1-D array of NumPy strings as a row of its code points (NUL-padded as NumPy
+    keeps them): rows compare equal where the strings do, compared as numbers in a fraction
+    of the time of 20,000 string comparisons."""
+    return np.ascontiguousarray(strings).view(np.uint32).reshape(len(strings), -1)
+
+
+def _letters_inverse(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(labels, return_inverse=True)`` of a 1-D array of strings; letters of one
+    code point each sorted as their code points, as NumPy sorts such strings.
+
+    >>> letters, inverse = _letters_inverse(np.array(["B", "Ä", "A", "B"]))
+    >>> letters.tolist(), inverse.tolist()
+    (['A', 'B', 'Ä'], [1, 2, 0, 1])
+    """
+    if labels.dtype == np.dtype("<U1"):
+        codes, inverse = np.unique(_code_points(labels)[:, 0], return_inverse=True)
+        return codes.view(labels.dtype), inverse
+    return np.unique(labels, return_inverse=True)
 
 
 def _stretch(cosines: np.ndarray) -> np.ndarray:
@@ -654,6 +683,17 @@ def _confidence(own: float, rival: float) -> float:
     above 0.75.  A glyph far from everything learnt gets little confidence however large the
     margin, which is what makes unseen letters fall back to another reader.
     """
-    margin = np.clip((own - rival) / 0.15, 0.0, 1.0)
-    closeness = np.clip((own - 0.6) / 0.25, 0.0, 1.0)
-    return float(margin * closeness)
+    return float(_clipped((own - rival) / 0.15) * _clipped((own - 0.6) / 0.25))
+
+
+def _clipped(value: float) -> float:
+    """``np.clip(value, 0.0, 1.0)`` of one number, as NumPy clips (NaN and -0.0 kept), without
+    NumPy's call (a guess is made for every glyph, twice).
+
+    >>> [_clipped(v) for v in (-1.0, -0.0, 0.25, 1.5)]
+    [0.0, -0.0, 0.25, 1.0]
+    """
+    if value != value:
+        return value
+    value = value if value >= 0.0 else 0.0
+    return value if value <= 1.0 else 1.0

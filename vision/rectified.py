@@ -239,8 +239,14 @@ def grey_percentiles(grey: np.ndarray, q: tuple[float, ...]) -> np.ndarray:
     >>> grey_percentiles(grey, (5, 95)).tolist() == np.percentile(grey, [5, 95]).tolist()
     True
     """
-    cumulative = np.bincount(grey.ravel(), minlength=256).cumsum()
     count = grey.size
+    if 0 < count < 2**24 and grey.ndim <= 2:
+        # OpenCV's histogram in a quarter of np.bincount's time (which widens every pixel to
+        # an index first); its float32 counts are whole numbers, exact below 2**24.
+        counts = cv2.calcHist([grey.reshape(grey.shape[0], -1)], [0], None, [256], [0, 256])
+        cumulative = counts.ravel().astype(np.int64).cumsum()
+    else:
+        cumulative = np.bincount(grey.ravel(), minlength=256).cumsum()
     virtual = (count - 1) * np.true_divide(np.asarray(q, np.float64), 100)
     below = np.floor(virtual).astype(np.intp)
     # Past the last index NumPy takes the largest value for both neighbours.

@@ -96,7 +96,7 @@ class StockSamples:
                 font_of = data["font_of"].astype(np.int64)
                 rows = None
                 if letters is not None:
-                    keep = np.isin(labels, np.array(sorted(letters), dtype=str))
+                    keep = _among(labels, letters)
                     if not keep.all():
                         rows = np.flatnonzero(keep)
                         labels, font_of = labels[rows], font_of[rows]
@@ -116,6 +116,15 @@ class StockSamples:
         if samples.features.shape[0] != n or len(samples.blurs) != n or len(samples.font_of) != n:
             raise StockError(f"{path}: {samples.features.shape[0]} features for {n} labels")
         return samples
+
+
+def _among(labels: np.ndarray, letters: frozenset[str]) -> np.ndarray:
+    """``np.isin(labels, letters)``; labels of one code point each compared as numbers (a
+    fifth of the time of comparing 20,000 strings)."""
+    wanted = np.array(sorted(letters), dtype=str)
+    if labels.dtype == wanted.dtype == np.dtype("<U1"):
+        return np.isin(labels.view(np.uint32), wanted.view(np.uint32))
+    return np.isin(labels, wanted)
 
 
 def _read_members(path: Path, members: tuple[str, ...],

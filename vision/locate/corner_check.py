@@ -63,8 +63,10 @@ def check_corners(image: np.ndarray, corners: np.ndarray | list) -> float:
     # In homogeneous coordinates a profile is linear in the step: centre + step * normal.
     base = np.hstack([centres, np.ones((len(centres), 1))]) @ to_image.T
     direction = normals @ to_image[:, :2].T
-    homogeneous = base[:, None, :] + steps[None, :, None] * direction[:, None, :]
-    image_points = homogeneous[..., :2] / homogeneous[..., 2:3]
+    # Coordinate by coordinate, the same products, sums and quotients: along a last axis of
+    # three (or two) NumPy's loops run that short.
+    x, y, w = (base[:, None, k] + steps[None, :] * direction[:, None, k] for k in range(3))
+    image_points = np.stack([x / w, y / w], axis=-1)
     values = _remap_points(image, image_points, cv2.BORDER_REPLICATE).astype(np.float32)
     if image.ndim == 3:
         values = values @ np.array([0.114, 0.587, 0.299], np.float32)

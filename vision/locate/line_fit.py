@@ -48,7 +48,8 @@ def _peaks(
     probe[..., 1 - across] = points[:, None, 1 - across]
     image_points = project(homography, probe.reshape(-1, 2)).reshape(len(points), len(offsets), 2)
     profile = _sample(ridges, image_points)
-    best = np.clip(np.argmax(profile, axis=1), 1, len(offsets) - 2)
+    strongest = np.argmax(profile, axis=1)
+    best = np.clip(strongest, 1, len(offsets) - 2)
     rows = np.arange(len(points))
     left, mid, right = profile[rows, best - 1], profile[rows, best], profile[rows, best + 1]
     curvature = left - 2 * mid + right
@@ -56,7 +57,7 @@ def _peaks(
         shift = np.where(curvature < 0, 0.5 * (left - right) / curvature, 0.0)
     shift = np.clip(shift, -0.5, 0.5)
     offset = offsets[best] + shift * (offsets[1] - offsets[0])
-    on_edge = (np.argmax(profile, axis=1) == 0) | (np.argmax(profile, axis=1) == len(offsets) - 1)
+    on_edge = (strongest == 0) | (strongest == len(offsets) - 1)
     strength = np.where(on_edge, 0.0, mid)
     peak_lattice = points + offset[:, None] * normal
     return project(homography, peak_lattice), offset, strength
