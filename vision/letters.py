@@ -447,9 +447,8 @@ class LetterClassifier:
         # half of the stock samples).
         samples, starts, run_blur, run_class = self._samples_of_blurs(allowed)
         runs = _stretch(np.maximum.reduceat(features(turned) @ samples.T, starts, axis=1))
-        table = np.full((len(turned), len(self._blurs), len(self._classes)), -2.0, np.float32)
-        table[:, run_blur, run_class] = runs
-        rows = table[:, allowed].max(axis=1).reshape(len(glyphs), len(turns), -1)
+        rows = self._table(runs, run_blur, run_class)[:, allowed].max(axis=1).reshape(
+            len(glyphs), len(turns), -1)
         own = rows.max(axis=2)
         pick = own.argmax(axis=1)
         at = np.arange(len(glyphs))
@@ -476,10 +475,13 @@ class LetterClassifier:
             self._blur_samples_key = key
         return self._blur_samples
 
-    def _table(self, runs: np.ndarray) -> np.ndarray:
-        """The nearest sample's similarity per (glyph, blur, letter) from each run's."""
+    def _table(self, runs: np.ndarray, run_blur: np.ndarray | None = None,
+               run_class: np.ndarray | None = None) -> np.ndarray:
+        """The nearest sample's similarity per (glyph, blur, letter) from each run's (every
+        run of the samples, or the runs whose blurs and letters are given)."""
         table = np.full((len(runs), len(self._blurs), len(self._classes)), -2.0, np.float32)
-        table[:, self._run_blur, self._run_class] = runs
+        table[:, self._run_blur if run_blur is None else run_blur,
+              self._run_class if run_class is None else run_class] = runs
         return table
 
     def _recentred(self, glyphs: np.ndarray, per_class: np.ndarray,
@@ -593,16 +595,6 @@ UPRIGHT_GAIN = 0.08
 UPRIGHT_ALIKE = 0.6
 
 
-def _confidences(per_class: np.ndarray) -> np.ndarray:
-    """:func:`_confidence` of every row of ``per_class`` at once."""
-    if per_class.shape[1] < 2:
-        return np.zeros(len(per_class))
-    top = -np.partition(-per_class, 1, axis=1)[:, :2]
-    margin = np.clip((top[:, 0] - top[:, 1]) / 0.15, 0.0, 1.0)
-    closeness = np.clip((top[:, 0] - 0.6) / 0.25, 0.0, 1.0)
-    return margin * closeness
-
-
 def _moved(glyph: np.ndarray, dx: float, dy: float) -> np.ndarray:
     """``glyph`` moved ``dx`` pixels right and ``dy`` down (empty where it came from)."""
     matrix = np.float32([[1, 0, dx], [0, 1, dy]])
@@ -683,7 +675,25 @@ def _confidence(own: float, rival: float) -> float:
     above 0.75.  A glyph far from everything learnt gets little confidence however large the
     margin, which is what makes unseen letters fall back to another reader.
     """
-    return float(_clipped((own - rival) / 0.15) * _clipped((own - 0.6) / 0.25))
+    return float(_clipped((own - rival) / SURE_MARGIN)
+                 * _clipped((own - SURE_FROM) / SURE_SPAN))
+
+
+#: :func:`_confidence`'s scales: the margin over the nearest other letter that is full
+#: confidence, and the similarity from which it begins and the span over which it grows.
+SURE_MARGIN = 0.15
+SURE_FROM = 0.6
+SURE_SPAN = 0.25
+
+
+def _confidences(per_class: np.ndarray) -> np.ndarray:
+    """:func:`_confidence` of every row of ``per_class`` (glyphs, letters) at once."""
+    if per_class.shape[1] < 2:
+        return np.zeros(len(per_class))
+    top = -np.partition(-per_class, 1, axis=1)[:, :2]
+    margin = np.clip((top[:, 0] - top[:, 1]) / SURE_MARGIN, 0.0, 1.0)
+    closeness = np.clip((top[:, 0] - SURE_FROM) / SURE_SPAN, 0.0, 1.0)
+    return margin * closeness
 
 
 def _clipped(value: float) -> float:

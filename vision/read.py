@@ -302,12 +302,12 @@ def read_board(
         corners = locate_board(image, quality=False, grey=grey).corners
     corners = np.asarray(corners, np.float32)
     rectified = rectify_with_margin(image, corners)
-    # The profile's occupancy model learnt the colours of its own camera, light and white
-    # balance; a photo from elsewhere is judged by the uncalibrated model.
     # Something over the board (a hand, an arm) hides the grid where it lies: those squares
     # are not read, and said to be covered.
     hidden = covered_squares(cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY), SQUARE_PX,
                              crop_margin_px(SQUARE_PX))
+    # The profile's occupancy model learnt the colours of its own camera, light and white
+    # balance; a photo from elsewhere is judged by the uncalibrated model.
     occupied, occupancy_confidence = occupancy_of(
         inner(rectified), profile if fixed_camera else None, hidden if hidden.any() else None
     )
@@ -411,14 +411,12 @@ def read_board(
         if stock and profile is not None else None)
     for square in unread:
         sources[squares.index(square)] = "unread"
-    for square in lone_unsure(squares, guesses):
+    # A letter found under a hand is a fold of its skin, or a tile seen through a gap.
+    dropped = lone_unsure(squares, guesses) + [sq for sq in squares if hidden[sq]]
+    for square in dict.fromkeys(dropped):
         index = squares.index(square)
         del squares[index], guesses[index], sources[index], glyphs[index]
         confidence[square] = UNSURE
-    for square in [sq for sq in squares if hidden[sq]]:
-        # A letter found under a hand is a fold of its skin, or a tile seen through a gap.
-        index = squares.index(square)
-        del squares[index], guesses[index], sources[index], glyphs[index]
     confidence[hidden] = np.minimum(confidence[hidden], UNSURE)
     rows = [["."] * SIZE for _ in range(SIZE)]
     for (r, c), guess in zip(squares, guesses, strict=True):
