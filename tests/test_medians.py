@@ -77,3 +77,25 @@ def test_medians_where_is_numpys_median_of_each_selection():
         ours = medians_where(values, where)
         numpys = np.stack([np.median(v[w], axis=0) for v, w in zip(values, where, strict=True)])
         assert _same(ours, numpys)
+
+
+def test_a_whole_board_read_does_not_import_numpy_ma(tmp_path):
+    # Any np.median or np.percentile of floats left on the read's path costs a cold read the
+    # import of numpy.ma (10-17 ms, a tenth of a 1080p read's budget).
+    import cv2
+
+    from sim.render import render_board
+
+    rows = ["." * 15] * 7 + ["....QUARTZ....."] + ["." * 15] * 7
+    photo = tmp_path / "board.png"
+    cv2.imwrite(str(photo), render_board(rows, seed=5).image)
+    code = ("import sys\n"
+            f"sys.path.insert(0, {str(REPO)!r})\n"
+            "import cv2\n"
+            "from scorer.tiles import TileSet\n"
+            "from vision.read import read_board\n"
+            f"reading = read_board(cv2.imread({str(photo)!r}), None, TileSet.named('en'))\n"
+            "print(reading.board[7], 'numpy.ma' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.split() == ["....QUARTZ.....", "False"]

@@ -41,6 +41,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.medians import median
+
 SIZE = 15
 
 #: A side counts as shown where its strongest line is at least this share of the board's
@@ -90,7 +92,7 @@ def covered_squares(grey: np.ndarray, square_px: int, margin: int) -> np.ndarray
     """Which squares (15, 15) of a rectified grey board (squares of ``square_px``, ``margin``
     pixels around the grid) something over the board covers."""
     vertical, horizontal = side_strengths(grey, square_px, margin)
-    typical = float(np.median(np.concatenate([vertical.ravel(), horizontal.ravel()])))
+    typical = float(median(np.concatenate([vertical.ravel(), horizontal.ravel()])))
     if typical <= 0:
         return np.zeros((SIZE, SIZE), bool)
     sides = np.stack([horizontal[:-1], horizontal[1:], vertical[:, :-1], vertical[:, 1:]])

@@ -24,7 +24,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from vision.medians import median
+from vision.medians import median, percentile
 from vision.runs import run_boxes
 
 #: Side of a normalised glyph, in pixels.
@@ -1014,7 +1014,7 @@ def _thinner(piece: np.ndarray, letter: np.ndarray) -> bool:
     own, letters = distances(piece), distances(letter)
     if len(own) == 0 or len(letters) == 0:
         return False
-    return float(own.max()) <= DIGIT_STROKE_SHARE * float(np.percentile(letters, 90))
+    return float(own.max()) <= DIGIT_STROKE_SHARE * float(percentile(letters, 90, axis=0)[0])
 
 
 def _best_per_crop(ids: np.ndarray, crop: np.ndarray, score: np.ndarray, n: int) -> np.ndarray:

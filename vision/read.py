@@ -60,6 +60,7 @@ from vision.deblur import deblurred_for_letters
 from vision.glyphs import BLANK, Glyph, GlyphFinder, crop_margin_px
 from vision.letter_choice import like_a_letter, read_letters
 from vision.letters import LetterClassifier
+from vision.locate import check_corners, locate_board
 from vision.missed_letters import (
     FEW_TILES,
     faint_letters,
@@ -282,8 +283,6 @@ def read_board(
     Raises :class:`UnreadableImage` for something that is not a picture and
     :class:`vision.locate.BoardNotFound` when no grid is found in it.
     """
-    from vision.locate import check_corners, locate_board
-
     started = time.perf_counter()
     image = check_image(image)
     tiles = TileSet.named(profile.tileset) if profile is not None else (

@@ -14,6 +14,7 @@ from vision.locate.line_response import _ridges
 from vision.locate.looks import WORK_LONG_SIDE
 from vision.locate.placement import _photo_corners, _Placement
 from vision.locate.premium import _PREMIUM, _RED_LAYOUT, _colour_families
+from vision.medians import median
 
 #: The premium squares' centres (column, row) on the layout, and which are of the red family.
 _PREMIUM_SITES = np.argwhere(_PREMIUM)[:, ::-1].astype(float)
@@ -127,7 +128,7 @@ def _refined_premium_map(
     matched = np.zeros(len(_PREMIUM_SITES), bool)
     for round_number in range(_REFINE_ROUNDS):
         mapped = project(homography, _PREMIUM_SITES)
-        side = float(np.median(np.hypot(
+        side = float(median(np.hypot(
             *(project(homography, _PREMIUM_SITES + [1.0, 0.0]) - mapped).T)))
         offsets = mapped[:, None, :] - centres[None, :, :]
         distance = np.hypot(offsets[..., 0], offsets[..., 1])
