@@ -236,6 +236,13 @@ def _distance_to(scaled: np.ndarray, looks: np.ndarray) -> np.ndarray:
 MOST_TILES = 110
 
 
+def _tiles_seen(occupied: np.ndarray, seen: np.ndarray | None) -> int:
+    """How many of the ``seen`` squares (None: all) ``occupied`` (either shape) takes."""
+    if seen is None:
+        return int(occupied.sum())
+    return int((occupied.ravel() & seen.ravel()).sum())
+
+
 def _plausible_tiles(occupied: np.ndarray) -> bool:
     """Whether a set of squares could be the tiles of a game.
 
@@ -544,34 +551,40 @@ class OccupancyModel:
             full = np.concatenate([invariant, lightness[..., None]], axis=-1)
             occupied, confidence = self._decide_calibrated(full)
         else:
+            # Squares under a hand count for neither look, nor as tiles seen: a hand over a
+            # full board leaves the tiles in sight fewer than any set has, with the skin
+            # (like a wooden face) given to the face's look.
+            seen = None if unseen is None else ~unseen
             full, occupied, confidence = self._decided_uncalibrated(
-                invariant, log_grey, colour, usable)
-            if occupied.sum() > MOST_TILES:
+                invariant, log_grey, colour, usable, seen=seen)
+            if _tiles_seen(occupied, seen) > MOST_TILES:
                 # More tiles than any set has: the look taken for the tiles' face is the
                 # board's own (a dark board's plain squares under a lamp), and the tiles are
                 # among the squares left out.  Looks found on so many are not tried again.
                 full, occupied, confidence = self._decided_uncalibrated(
-                    invariant, log_grey, colour, usable, MOST_TILES)
+                    invariant, log_grey, colour, usable, MOST_TILES, seen)
         # Glare leaves neither colour nor letter to go by: say so rather than guess boldly.
         confidence = np.where(washed, np.minimum(confidence, WASHED_CONFIDENCE), confidence)
         return full, (occupied, confidence)
 
     def _decided_uncalibrated(
         self, invariant: np.ndarray, log_grey: np.ndarray, colour: np.ndarray,
-        usable: np.ndarray, most_tiles: int | None = None,
+        usable: np.ndarray, most_tiles: int | None = None, seen: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Features with the lightness, tiles and confidence, without calibration: decided on
         the light-independent features first, then again with the lightness they let fit,
-        looks found on more than ``most_tiles`` squares never taken for the tiles' face."""
+        looks found on more than ``most_tiles`` of the ``seen`` squares (None: all) never
+        taken for the tiles' face."""
         occupied, first_confidence, tile_look = self._decide_uncalibrated(
-            invariant, usable, most_tiles=most_tiles)
+            invariant, usable, most_tiles=most_tiles, seen=seen)
         lightness = _lightness(log_grey, occupied, usable)
         full = np.concatenate([invariant, lightness[..., None]], axis=-1)
         if tile_look is not None:
             # The tile face was found already: only its lightness is new.
             tile_lightness = lightness[occupied & usable].mean() / _FEATURE_SCALE[3]
             tile_look = np.append(tile_look, tile_lightness)
-        found, confidence, _ = self._decide_uncalibrated(full, usable, tile_look, most_tiles)
+        found, confidence, _ = self._decide_uncalibrated(full, usable, tile_look, most_tiles,
+                                                         seen)
         if found.any() or tile_look is None:
             occupied = found
         else:
@@ -605,13 +618,13 @@ class OccupancyModel:
 
     def _decide_uncalibrated(
         self, features: np.ndarray, usable: np.ndarray, tile_look: np.ndarray | None = None,
-        most_tiles: int | None = None,
+        most_tiles: int | None = None, seen: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Tiles, confidence and the tile face's look (scaled; None if no tiles were seen).
 
         Only ``usable`` squares (not washed out) shape the looks; the others are given to the
         nearer look.  With ``tile_look`` given, only that face is tried against "no tiles".
-        A face found on more than ``most_tiles`` squares is not taken.
+        A face found on more than ``most_tiles`` of the ``seen`` squares is not taken.
         """
         dims = features.shape[-1]
         scaled = (features / _FEATURE_SCALE[:dims]).reshape(-1, dims)
@@ -643,7 +656,7 @@ class OccupancyModel:
         for candidate in candidates:
             cost, occupied, margin = _explain(scaled, close, candidate, self.CAP, everything)
             if (_plausible_tiles(occupied & everything)
-                    and (most_tiles is None or occupied.sum() <= most_tiles)
+                    and (most_tiles is None or _tiles_seen(occupied, seen) <= most_tiles)
                     and cost < best_cost - self.CAP**2):
                 best_cost = cost
                 best = occupied, margin, scaled[occupied & everything].mean(axis=0)
