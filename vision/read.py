@@ -268,6 +268,10 @@ def tiles_apart(board: Sequence[str]) -> int:
     return int((tiles.astype(bool) & (labels != centre)).sum())
 
 
+#: The four squares beside a square.
+_CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+
+
 def read_board(
     image: np.ndarray, profile: ReadingModels | None = None, tileset: str | TileSet = "en",
     stock: bool = True,
@@ -410,13 +414,18 @@ def read_board(
         if stock and profile is not None else None)
     for square in unread:
         sources[squares.index(square)] = "unread"
-    # A letter found under a hand is a fold of its skin, or a tile seen through a gap.
-    dropped = lone_unsure(squares, guesses) + [sq for sq in squares if hidden[sq]]
+    # A letter found under a hand is a fold of its skin, or a tile seen through a gap.  The
+    # squares beside the hand lie partly under its edge or in its shadow: a face showing no
+    # letter there is as likely skin as a blank, and nothing read there is sure.
+    beside = (cv2.dilate(hidden.astype(np.uint8), _CROSS) > 0) & ~hidden
+    dropped = lone_unsure(squares, guesses) + [
+        sq for sq, guess in zip(squares, guesses, strict=True)
+        if hidden[sq] or (beside[sq] and guess.letter == BLANK)]
     for square in dict.fromkeys(dropped):
         index = squares.index(square)
         del squares[index], guesses[index], sources[index], glyphs[index]
         confidence[square] = UNSURE
-    confidence[hidden] = np.minimum(confidence[hidden], UNSURE)
+    confidence[hidden | beside] = np.minimum(confidence[hidden | beside], UNSURE)
     rows = [["."] * SIZE for _ in range(SIZE)]
     for (r, c), guess in zip(squares, guesses, strict=True):
         rows[r][c] = guess.letter
