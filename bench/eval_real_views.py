@@ -1,5 +1,6 @@
 """The labelled real photos seen otherwise: tilted further, smaller, compressed, dimmer, under a
-warm lamp, turned, their tiles askew, through a distorting lens, on a board that is not flat.
+warm lamp, turned, their tiles askew, under a hand, a shadow or a lamp's glare, through a
+distorting lens, on a board that is not flat.
 What a different phone or a different table would do to the same tiles.
 
     .venv/bin/python bench/eval_real_views.py [--sets ...] [--every N] [--views ...] [--jobs 2]
@@ -50,6 +51,10 @@ Each photo is read uncalibrated (``read_board(image, None, tileset)``, what ``ti
     The photographer's shadow: the board darkened to 55 % over a band from one side (drawn per
     photo) to between a third and a half of the way across, its edge soft over about half a
     square, as a person or a phone held between the lamp and the board casts it.
+``glare``
+    A lamp's reflection on a glossy board or a plastic table cover: a soft ellipse of 2 by 3.5
+    squares (half axes), turned any way and centred on a square drawn within the grid, where
+    the colour is mixed with white, 80 % at its middle, falling off as a Gaussian.
 ``lens``
     A wide-angle lens whose distortion no software corrected (a webcam, a cheap phone): barrel
     distortion ``r' = r (1 + k r^2)`` about the picture's centre, ``r`` in units of the half
@@ -108,6 +113,8 @@ ASKEW_DEGREES = (6.0, 12.0)
 ASKEW_RADIUS = 0.45
 HAND_COVER = 0.2
 SHADOW_DEPTH = 0.45
+GLARE_PEAK = 0.8
+GLARE_SQUARES = (2.0, 3.5)
 SIZE = 15
 
 
@@ -294,6 +301,31 @@ def shadowed(image: np.ndarray, seed: int, depth: float = SHADOW_DEPTH) -> np.nd
     return np.clip(image.astype(np.float32) * factor[..., None], 0, 255).astype(np.uint8)
 
 
+def glared(image: np.ndarray, seed: int, peak: float = GLARE_PEAK) -> np.ndarray:
+    """The picture with a lamp's reflection on the board: a soft ellipse, its half axes
+    ``GLARE_SQUARES`` squares long and turned any way, centred on a square drawn within the
+    grid, where the colour is mixed with white, ``peak`` of white at its middle and falling off
+    as a Gaussian (a glossy board or a plastic table cover under a ceiling lamp)."""
+    corners = np.asarray(locate_board(image, quality=False).corners, np.float32)
+    h, w = image.shape[:2]
+    rng = np.random.default_rng(seed)
+    unit = np.float32([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]])
+    to_photo = cv2.getPerspectiveTransform(unit, corners)
+    centre = rng.uniform(3.0, SIZE - 3.0, 2)
+    a, b = GLARE_SQUARES
+    turn = float(rng.uniform(0, np.pi))
+    # The ellipse in squares, then each photo pixel's place on the board.
+    to_board = np.linalg.inv(to_photo)
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    points = np.stack([xs, ys], axis=-1).reshape(-1, 1, 2)
+    on_board = cv2.perspectiveTransform(points, to_board).reshape(h, w, 2) - centre
+    u = on_board[..., 0] * np.cos(turn) + on_board[..., 1] * np.sin(turn)
+    v = -on_board[..., 0] * np.sin(turn) + on_board[..., 1] * np.cos(turn)
+    share = (peak * np.exp(-0.5 * ((u / a) ** 2 + (v / b) ** 2))).astype(np.float32)
+    mixed = image.astype(np.float32) * (1 - share[..., None]) + 255.0 * share[..., None]
+    return np.clip(mixed, 0, 255).astype(np.uint8)
+
+
 def dim(image: np.ndarray, seed: int) -> np.ndarray:
     levels = 255.0 * (0.45 * image.astype(np.float32) / 255.0) ** 1.3
     noise = np.random.default_rng(seed).normal(0.0, 3.0, image.shape)
@@ -318,6 +350,7 @@ VIEWS: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
     "askew": tiles_askew,
     "hand": hand_over,
     "shadow": shadowed,
+    "glare": glared,
     "lens": lambda image, seed: lens_distorted(image),
     "bowed": lambda image, seed: bowed(image),
 }

@@ -159,6 +159,51 @@ def tiles_by_letters(
     return letters if len(letters) >= FEW_TILES else []
 
 
+#: Uncalibrated, where at least this many of the squares taken for tiles show no letter, and
+#: more than half of them, the look taken for the tiles' face may be something else's: the
+#: plain squares are then looked at for letters (:func:`faces_by_letters`).  A set has two
+#: blanks, and glare or a shadow's edge leaves a few more faces bare.
+BARE_FACES = 10
+
+
+def faces_by_letters(
+    finder: GlyphFinder, glyphs: list[Glyph | None], free: np.ndarray,
+    like_a_letter: Callable[[list[Glyph]], np.ndarray],
+) -> np.ndarray | None:
+    """The squares of ``free`` (taken for empty, in sight) that show a tile's letter, where
+    the squares taken for tiles (their ``glyphs``) mostly show none: None where they show
+    letters, as tiles do, or where no plain square shows one.
+
+    A lamp's reflection over a few dozen squares of a board with few tiles lightens them
+    alike, and their look can pass for the tiles' face better than the tiles' own: the tiles
+    are then read empty and the glare's squares taken for tiles showing no letter.  The
+    letters say where the faces are: plain squares of ``free`` (a premium square's label
+    is no tile's letter) showing letters of a tile's height that a classifier finds like
+    letters (any way up: the board is not turned upright yet), at least :data:`FEW_TILES` of
+    them.  Whether their look explains the board better is for the caller to judge.
+    """
+    bare = sum(1 for glyph in glyphs if glyph is None)
+    if bare < BARE_FACES or 2 * bare <= len(glyphs):
+        return None
+    candidates = [(int(r), int(c)) for r, c in np.argwhere(free & PLAIN_SQUARES)]
+    found = finder.glyphs(candidates, 0)
+    letters = [(square, glyph) for square, glyph in zip(candidates, found, strict=True)
+               if glyph is not None and LETTER_HEIGHT[0] <= glyph.height <= LETTER_HEIGHT[1]]
+    across = finder.lines_across([square for square, _ in letters], 0)
+    letters = [letter for letter, line in zip(letters, across, strict=True) if not line]
+    if len(letters) < FEW_TILES:
+        return None
+    like = np.any([like_a_letter([glyph.turned(turns) for _, glyph in letters])
+                   for turns in range(4)], axis=0)
+    lettered = [square for (square, _), yes in zip(letters, like, strict=True) if yes]
+    if len(lettered) < FEW_TILES:
+        return None
+    face = np.zeros(free.shape, bool)
+    for square in lettered:
+        face[square] = True
+    return face
+
+
 def missed_tiles(
     finder: GlyphFinder, squares: list[tuple[int, int]], glyphs: list[Glyph | None],
     occupied: np.ndarray, turns: int,

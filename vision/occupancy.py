@@ -523,19 +523,22 @@ class OccupancyModel:
 
     # ----------------------------------------------------------------- prediction
 
-    def predict(self, rectified: np.ndarray, unseen: np.ndarray | None = None
-                ) -> tuple[np.ndarray, np.ndarray]:
+    def predict(self, rectified: np.ndarray, unseen: np.ndarray | None = None,
+                face: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(occupied bool[15, 15], confidence float[15, 15])`` for a rectified grid.
 
         ``rectified`` is BGR, 15 squares a side, without margin (any square size from 4 px;
         40 px is plenty).  Confidence is the probability of the decision taken, 0.5..1.
         ``unseen`` (bool[15, 15]) are squares something covers (a hand): like squares washed
-        out by glare, they take no part in finding the looks and the light.
+        out by glare, they take no part in finding the looks and the light.  ``face``
+        (bool[15, 15], uncalibrated only): squares known to show a tile's face (their letters
+        say so), whose look is tried for the face's before any other.
         """
-        return self._features_and_decision(rectified, unseen)[1]
+        return self._features_and_decision(rectified, unseen, face)[1]
 
     def _features_and_decision(
-        self, rectified: np.ndarray, unseen: np.ndarray | None = None
+        self, rectified: np.ndarray, unseen: np.ndarray | None = None,
+        face: np.ndarray | None = None,
     ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
         # First decide on the light-independent features, which is enough to fit the
         # illumination; then decide again with the lightness added.
@@ -556,13 +559,13 @@ class OccupancyModel:
             # (like a wooden face) given to the face's look.
             seen = None if unseen is None else ~unseen
             full, occupied, confidence = self._decided_uncalibrated(
-                invariant, log_grey, colour, usable, seen=seen)
+                invariant, log_grey, colour, usable, seen=seen, face=face)
             if _tiles_seen(occupied, seen) > MOST_TILES:
                 # More tiles than any set has: the look taken for the tiles' face is the
                 # board's own (a dark board's plain squares under a lamp), and the tiles are
                 # among the squares left out.  Looks found on so many are not tried again.
                 full, occupied, confidence = self._decided_uncalibrated(
-                    invariant, log_grey, colour, usable, MOST_TILES, seen)
+                    invariant, log_grey, colour, usable, MOST_TILES, seen, face)
         # Glare leaves neither colour nor letter to go by: say so rather than guess boldly.
         confidence = np.where(washed, np.minimum(confidence, WASHED_CONFIDENCE), confidence)
         return full, (occupied, confidence)
@@ -570,13 +573,18 @@ class OccupancyModel:
     def _decided_uncalibrated(
         self, invariant: np.ndarray, log_grey: np.ndarray, colour: np.ndarray,
         usable: np.ndarray, most_tiles: int | None = None, seen: np.ndarray | None = None,
+        face: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Features with the lightness, tiles and confidence, without calibration: decided on
         the light-independent features first, then again with the lightness they let fit,
         looks found on more than ``most_tiles`` of the ``seen`` squares (None: all) never
-        taken for the tiles' face."""
+        taken for the tiles' face; the ``face`` squares' look (where given) is the face's."""
+        known_face = None
+        if face is not None and (face & usable).sum() >= 2:
+            known_face = (invariant[face & usable] / _FEATURE_SCALE[: invariant.shape[-1]]
+                          ).mean(axis=0)
         occupied, first_confidence, tile_look = self._decide_uncalibrated(
-            invariant, usable, most_tiles=most_tiles, seen=seen)
+            invariant, usable, known_face, most_tiles=most_tiles, seen=seen)
         lightness = _lightness(log_grey, occupied, usable)
         full = np.concatenate([invariant, lightness[..., None]], axis=-1)
         if tile_look is not None:

@@ -63,6 +63,7 @@ from vision.letters import LetterClassifier
 from vision.locate import check_corners, locate_board
 from vision.missed_letters import (
     FEW_TILES,
+    faces_by_letters,
     faint_letters,
     letters_under_glare,
     missed_tiles,
@@ -344,6 +345,20 @@ def read_board(
     if turns is None:
         seen_squares = [tuple(map(int, rc)) for rc in np.argwhere(occupied)]
         found = finder.glyphs(seen_squares)
+        face = None if calibrated_occupancy else faces_by_letters(
+            finder, found, ~occupied & ~hidden, letters_known)
+        if face is not None:
+            # Most squares taken for tiles show no letter: the look taken for the tiles' face
+            # is something else's (glare), and the plain squares showing letters show it.
+            again, again_confidence = occupancy_of(
+                inner(rectified), None, hidden if hidden.any() else None, face)
+            again &= ~hidden
+            again_squares = [tuple(map(int, rc)) for rc in np.argwhere(again)]
+            again_found = finder.glyphs(again_squares)
+            if (sum(1 for g in again_found if g is None)
+                    < sum(1 for g in found if g is None)):
+                occupied, occupancy_confidence = again, again_confidence
+                seen_squares, found = again_squares, again_found
         turns = orientation_of_glyphs(found, classifier, tesseract)
         as_seen = {rotate_square(sq, turns): g for sq, g in zip(seen_squares, found, strict=True)}
     occupied = np.rot90(occupied, turns)

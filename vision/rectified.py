@@ -91,12 +91,13 @@ def occupancy_grid(rectified_grid: np.ndarray) -> np.ndarray:
 
 def occupancy_of(
     rectified_grid: np.ndarray, profile: ReadingModels | None,
-    unseen: np.ndarray | None = None,
+    unseen: np.ndarray | None = None, face: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Which squares of a margin-free rectified grid hold a tile, with confidences.
 
     The profile's calibrated occupancy model when it has one, else the uncalibrated model;
-    ``unseen`` squares (covered by a hand) take no part in learning the photo's looks.
+    ``unseen`` squares (covered by a hand) take no part in learning the photo's looks, and
+    the uncalibrated model takes the ``face`` squares' look for the tiles' face.
     """
     from vision.occupancy import OccupancyModel
 
@@ -104,7 +105,7 @@ def occupancy_of(
         model = OccupancyModel.from_dict(profile.occupancy)
     else:
         model = OccupancyModel()
-    return model.predict(occupancy_grid(rectified_grid), unseen)
+    return model.predict(occupancy_grid(rectified_grid), unseen, face)
 
 
 class UnreadableImage(ValueError):
