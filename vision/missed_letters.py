@@ -121,6 +121,26 @@ FEW_TILES = 3
 LETTER_HEIGHT = (0.4, 0.85)
 
 
+def _plain_letters(
+    finder: GlyphFinder, free: np.ndarray, like_a_letter: Callable[[list[Glyph]], np.ndarray],
+) -> list[tuple[tuple[int, int], Glyph]]:
+    """The plain squares of ``free`` showing a letter of a tile's height (:data:`LETTER_HEIGHT`)
+    that a classifier finds like a letter any way up (the board is not turned upright yet),
+    with no line running across it; none where fewer than :data:`FEW_TILES` such glyphs are
+    found at all (the grain of a wooden board passes for a letter here and there)."""
+    squares = [(int(r), int(c)) for r, c in np.argwhere(free & PLAIN_SQUARES)]
+    found = finder.glyphs(squares, 0)
+    letters = [(square, glyph) for square, glyph in zip(squares, found, strict=True)
+               if glyph is not None and LETTER_HEIGHT[0] <= glyph.height <= LETTER_HEIGHT[1]]
+    across = finder.lines_across([square for square, _ in letters], 0)
+    letters = [letter for letter, line in zip(letters, across, strict=True) if not line]
+    if len(letters) < FEW_TILES:
+        return []
+    like = np.any([like_a_letter([glyph.turned(turns) for _, glyph in letters])
+                   for turns in range(4)], axis=0)
+    return [letter for letter, yes in zip(letters, like, strict=True) if yes]
+
+
 def tiles_by_letters(
     finder: GlyphFinder, occupied: np.ndarray,
     like_a_letter: Callable[[list[Glyph]], np.ndarray],
@@ -138,17 +158,7 @@ def tiles_by_letters(
     seen any way up.  Nothing is returned where fewer than :data:`FEW_TILES` are found: the
     grain of a wooden board can pass for a letter here and there, never for words.
     """
-    free = [(int(r), int(c)) for r, c in np.argwhere(~occupied & PLAIN_SQUARES)]
-    found = finder.glyphs(free, 0)
-    letters = [(square, glyph) for square, glyph in zip(free, found, strict=True)
-               if glyph is not None and LETTER_HEIGHT[0] <= glyph.height <= LETTER_HEIGHT[1]]
-    across = finder.lines_across([square for square, _ in letters], 0)
-    letters = [letter for letter, line in zip(letters, across, strict=True) if not line]
-    if len(letters) < FEW_TILES:
-        return []
-    like = np.any([like_a_letter([glyph.turned(turns) for _, glyph in letters])
-                   for turns in range(4)], axis=0)
-    letters = [letter for letter, yes in zip(letters, like, strict=True) if yes]
+    letters = _plain_letters(finder, ~occupied, like_a_letter)
     if letters:
         typical = float(median([glyph.height for _, glyph in letters]))
         letters = [(square, glyph) for square, glyph in letters
@@ -185,17 +195,7 @@ def faces_by_letters(
     bare = sum(1 for glyph in glyphs if glyph is None)
     if bare < BARE_FACES or 2 * bare <= len(glyphs):
         return None
-    candidates = [(int(r), int(c)) for r, c in np.argwhere(free & PLAIN_SQUARES)]
-    found = finder.glyphs(candidates, 0)
-    letters = [(square, glyph) for square, glyph in zip(candidates, found, strict=True)
-               if glyph is not None and LETTER_HEIGHT[0] <= glyph.height <= LETTER_HEIGHT[1]]
-    across = finder.lines_across([square for square, _ in letters], 0)
-    letters = [letter for letter, line in zip(letters, across, strict=True) if not line]
-    if len(letters) < FEW_TILES:
-        return None
-    like = np.any([like_a_letter([glyph.turned(turns) for _, glyph in letters])
-                   for turns in range(4)], axis=0)
-    lettered = [square for (square, _), yes in zip(letters, like, strict=True) if yes]
+    lettered = [square for square, _ in _plain_letters(finder, free, like_a_letter)]
     if len(lettered) < FEW_TILES:
         return None
     face = np.zeros(free.shape, bool)
