@@ -355,8 +355,11 @@ def read_board(
             again &= ~hidden
             again_squares = [tuple(map(int, rc)) for rc in np.argwhere(again)]
             again_found = finder.glyphs(again_squares)
-            if (sum(1 for g in again_found if g is None)
-                    < sum(1 for g in found if g is None)):
+            # Kept where it leaves fewer faces bare and finds as many letters on tiles (a look
+            # of a few squares' wood grain would leave few faces at all).
+            if (sum(1 for g in again_found if g is None) < sum(1 for g in found if g is None)
+                    and sum(1 for g in again_found if g is not None)
+                    >= sum(1 for g in found if g is not None)):
                 occupied, occupancy_confidence = again, again_confidence
                 seen_squares, found = again_squares, again_found
         turns = orientation_of_glyphs(found, classifier, tesseract)
