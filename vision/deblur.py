@@ -303,6 +303,11 @@ def _window_index() -> np.ndarray:
     return (fy[None, :] + dy[:, None]) * wide + (fx[None, :] + dx[:, None])
 
 
+#: Smoothed cusps' values below this share of the largest are what cancelled out (sums of
+#: products of both signs): their digits are the arithmetic's, not the picture's.
+CANCELLED = 1e-6
+
+
 def _smoothed(cusps: np.ndarray, autos: np.ndarray | None = None) -> np.ndarray:
     """Cusps (K, W, W) on the wide window of shifts correlated with each blur's
     autocorrelation (``autos``, (C, S, S): the candidates' by default) at the fitted shifts:
@@ -311,8 +316,15 @@ def _smoothed(cusps: np.ndarray, autos: np.ndarray | None = None) -> np.ndarray:
     autos = autos.reshape(len(autos), -1)
     index = _window_index()
     windows = cusps.reshape(len(cusps), -1).astype(np.float32).T[index]  # (S * S, F, K)
-    smoothed = autos @ windows.reshape(len(index), -1)
-    return smoothed.reshape(len(autos), index.shape[1], len(cusps))
+    # In double precision, rounded back, what cancels out to a millionth of the largest value
+    # taken as nought: a float32 product's last bits depend on the processor's BLAS kernel
+    # and on how many threads it runs, and the blur chosen, a least-squares fit among close
+    # candidates, on those bits (the tables kept in the cache differed in 53,173 of their
+    # 172,931 values between one thread and two, 80,951 between two kernels; computed so,
+    # in none).
+    smoothed = autos.astype(np.float64) @ windows.reshape(len(index), -1).astype(np.float64)
+    smoothed[np.abs(smoothed) < CANCELLED * np.abs(smoothed).max(initial=0.0)] = 0.0
+    return smoothed.astype(np.float32).reshape(len(autos), index.shape[1], len(cusps))
 
 
 def _anisotropic_smoothed() -> np.ndarray:
