@@ -281,6 +281,11 @@ class LetterClassifier:
         #: Learnt from printed typefaces (:mod:`vision.stock`), not from the user's own tiles:
         #: its unsure readings get a second opinion from Tesseract.
         self.stock = False
+        #: The samples learnt as photographed, as glyphs (where they were given as glyphs),
+        #: and their letters: a blurred photo's letters are compared with them blurred as the
+        #: photo is (:mod:`vision.reblur`).
+        self.sharp_glyphs = np.zeros((0, GLYPH_PX, GLYPH_PX), np.float32)
+        self.sharp_labels: list[str] = []
 
     @property
     def letters(self) -> set[str]:
@@ -312,6 +317,11 @@ class LetterClassifier:
             blurs if isinstance(blurs, np.ndarray) else list(blurs))
         if len(blurs) != len(labels):
             raise ValueError(f"{len(blurs)} blurs but {len(labels)} labels")
+        if glyphs is not None:
+            sharp = [i for i, blur in enumerate(blurs) if blur == AS_PHOTOGRAPHED
+                     and labels[i] != BLANK]
+            self.sharp_glyphs = glyphs[sharp]
+            self.sharp_labels = [str(labels[i]) for i in sharp]
         if sample_features is None:
             sample_features = features(glyphs)
         elif sample_features.shape != (count, _feature_size()):

@@ -28,7 +28,9 @@
    whose reading Tesseract could change (overruling the stock classifier only with a letter
    the glyph looks nearly as much like); then letters read with next to no confidence on tiles
    apart from the game's words, with no surer letter in their group, are taken for no tiles
-   (:func:`vision.blanks.lone_unsure`).
+   (:func:`vision.blanks.lone_unsure`); in a photo whose blur was undone, the letters a
+   profile's classifier doubts are compared, as taken, with its sharp letters blurred as the
+   photo is (:func:`vision.reblur.reread_unsure`).
 
 Board rows are given the way the tiles read upright; ``corners`` are listed in that
 orientation too (top-left of the upright board first).
@@ -70,6 +72,7 @@ from vision.missed_letters import (
     tiles_by_letters,
 )
 from vision.orientation import orientation_of_glyphs
+from vision.reblur import reread_unsure
 from vision.rectified import (
     SIZE,
     SQUARE_PX,
@@ -119,8 +122,10 @@ class BoardReading:
     orientation: int = 0
     #: How each occupied square was read: "classifier", "tesseract", "stock" (named by the
     #: stock classifier: a letter the profile has not learnt, or a glyph like none of the
-    #: profile's samples), "blank", or "unread" (a ``?`` on a face a letter marks, but whose
-    #: letter no glyph was found for).
+    #: profile's samples), "reblurred" (a letter the profile's classifier doubted in a blurred
+    #: photo, read against its sharp letters blurred as the photo is: :mod:`vision.reblur`),
+    #: "blank", or "unread" (a ``?`` on a face a letter marks, but whose letter no glyph was
+    #: found for).
     sources: dict[tuple[int, int], str] = field(default_factory=dict)
     #: The classifier's likeliest letters for each lettered square, best first (none where
     #: Tesseract read alone): what the word check chooses among (:mod:`vision.wordcheck`).
@@ -443,6 +448,15 @@ def read_board(
         index = squares.index(square)
         del squares[index], guesses[index], sources[index], glyphs[index]
         confidence[square] = UNSURE
+    if deblurred is not None and classifier is not None and not classifier.stock:
+        # In a blurred photo, the letters the profile's classifier doubts are compared, as
+        # taken, with its own sharp letters blurred as the photo is (stable where undoing
+        # the blur is not: a blur longer than the estimate weighs, or not the same everywhere).
+        upright = np.ascontiguousarray(np.rot90(cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY),
+                                                turns))
+        for index in reread_unsure(upright, SQUARE_PX, crop_margin_px(SQUARE_PX), squares,
+                                   guesses, classifier, UNSURE_SHOWN):
+            sources[index] = "reblurred"
     confidence[hidden | beside] = np.minimum(confidence[hidden | beside], UNSURE)
     rows = [["."] * SIZE for _ in range(SIZE)]
     for (r, c), guess in zip(squares, guesses, strict=True):
