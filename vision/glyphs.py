@@ -709,6 +709,8 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
     parts = [None] * n
     #: (crop, components kept, boxes of the digit's ink) of each glyph found, for the shading.
     found: list[tuple[int, list[int], list[tuple[int, int, int, int]]]] = []
+    #: Where each glyph found's mask lies in the mosaic (top, left).
+    origins: list[tuple[int, int]] = []
     # Which components of the faint ink each ink component's pixels lie in: (ink label,
     # faint label) pairs, sorted, made once where a digit is looked for.
     faint_pairs: tuple[np.ndarray, np.ndarray] | None = None
@@ -813,15 +815,17 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
             digit_ink.append((x_of[k], y_of[k], x_of[k] + w_of[k], y_of[k] + h_of[k]))
         digit = None if weight == 0 else (float(total[0] / weight), float(total[1] / weight))
         found.append((i, keep, digit_ink))
-        reader_mask = glyph_mask
-        if shading.reader_level is not None and shading.strong is not None:
-            reader_mask = _reader_ink(
-                glyph_mask,
-                shading.contrast[oy + top : oy + bottom, ox + left : ox + right],
-                shading.strong[oy + top : oy + bottom, ox + left : ox + right],
-                float(shading.reader_level[i]))
-        parts[i] = (glyph_mask, reader_mask.astype(np.uint8) * 255, float(bottom - top) / s,
-                    digit, marked)
+        origins.append((oy + top, ox + left))
+        # The ink handed to the other readers is set below, for every glyph at once.
+        parts[i] = (glyph_mask, glyph_mask, float(bottom - top) / s, digit, marked)
+    # The ink handed to the other readers, of every glyph at once.
+    inks = [parts[i][0] for i, _, _ in found]  # type: ignore[index]
+    if found and shading.reader_level is not None and shading.strong is not None:
+        inks = _readers_ink(inks, origins, shading.contrast, shading.strong,
+                            [float(shading.reader_level[i]) for i, _, _ in found])
+    for (i, _, _), reader_mask in zip(found, inks, strict=True):
+        glyph_mask, _, height, digit, marked = parts[i]  # type: ignore[misc]
+        parts[i] = (glyph_mask, reader_mask.astype(np.uint8) * 255, height, digit, marked)
     # The normalised glyph is the shading's; the mask's own (normalise) where none is left.
     shaded: dict[int, np.ndarray | None] = {}
     if found:
@@ -847,22 +851,55 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
     return out
 
 
-def _reader_ink(mask: np.ndarray, contrast: np.ndarray, strong: np.ndarray,
-                level: float) -> np.ndarray:
-    """The part of a glyph's ``mask`` whose ``contrast`` stands above ``level`` and is joined
-    there to its ``strong`` ink, cut to its box (the whole mask when none is)."""
-    above = (mask & (contrast > level)).astype(np.uint8)
-    count, labels = cv2.connectedComponents(above, connectivity=8)
-    if count <= 1:
-        return mask
+def _readers_ink(masks: list[np.ndarray], origins: list[tuple[int, int]], contrast: np.ndarray,
+                 strong: np.ndarray, levels: list[float]) -> list[np.ndarray]:
+    """For each glyph, the part of its mask whose contrast stands above its level and is
+    joined there to its strong ink, cut to its box (the whole mask where none is): the ink
+    handed to the other readers.  ``masks`` are the glyphs' masks, whose top left corners lie
+    at ``origins`` in the mosaics of ``contrast`` and ``strong`` ink; ``levels`` their levels.
+
+    The parts above each level are laid one under another, a row of background apart
+    (8-connected components do not cross it), and labelled in one pass rather than one per
+    glyph (a hundred calls of OpenCV and a dozen NumPy steps each, on windows of a thousand
+    pixels): each glyph's components are those of its own window, so the same pixels are kept
+    and cut to the same box."""
+    heights = np.array([mask.shape[0] for mask in masks])
+    tops = np.concatenate(([1], 1 + np.cumsum(heights[:-1] + 1)))
+    width = max(mask.shape[1] for mask in masks)
+    above = np.zeros((int(tops[-1] + heights[-1] + 1), width + 2), bool)
+    anchors = np.zeros_like(above)
+    for mask, (y, x), level, top in zip(masks, origins, levels, tops.tolist(), strict=True):
+        h, w = mask.shape
+        window = above[top : top + h, 1 : 1 + w]
+        np.logical_and(mask, contrast[y : y + h, x : x + w] > level, out=window)
+        np.logical_and(window, strong[y : y + h, x : x + w] > 0, out=anchors[top : top + h,
+                                                                            1 : 1 + w])
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(above.view(np.uint8),
+                                                               connectivity=8)
     anchored = np.zeros(count, bool)
-    anchored[labels[(strong > 0) & (above > 0)]] = True
+    anchored[labels[anchors]] = True
     anchored[0] = False
-    kept = anchored[labels]
-    rows, columns = np.flatnonzero(kept.any(axis=1)), np.flatnonzero(kept.any(axis=0))
-    if len(rows) == 0:
-        return mask
-    return kept[rows[0] : rows[-1] + 1, columns[0] : columns[-1] + 1]
+    # Each glyph's kept pixels' box: the union of the boxes of its anchored components.
+    kept = np.flatnonzero(anchored)
+    left = stats[kept, cv2.CC_STAT_LEFT]
+    upper = stats[kept, cv2.CC_STAT_TOP]
+    right = left + stats[kept, cv2.CC_STAT_WIDTH]
+    lower = upper + stats[kept, cv2.CC_STAT_HEIGHT]
+    glyph = np.searchsorted(tops, upper, side="right") - 1
+    n = len(masks)
+    box = np.stack([np.full(n, above.shape[1]), np.full(n, above.shape[0]),
+                    np.zeros(n, np.int64), np.zeros(n, np.int64)])
+    np.minimum.at(box[0], glyph, left)
+    np.minimum.at(box[1], glyph, upper)
+    np.maximum.at(box[2], glyph, right)
+    np.maximum.at(box[3], glyph, lower)
+    has = np.zeros(n, bool)
+    has[glyph] = True
+    out: list[np.ndarray] = []
+    for k, (x0, y0, x1, y1) in enumerate(box.T.tolist()):
+        # No part above the level joined to strong ink: the whole mask.
+        out.append(anchored[labels[y0:y1, x0:x1]] if has[k] else masks[k])
+    return out
 
 
 def _kept_pixels(found: list[tuple[int, list[int], list[tuple[int, int, int, int]]]],
