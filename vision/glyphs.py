@@ -17,7 +17,7 @@ blurred letter keeps its shape and its scale.  A tile face with no glyph is a bl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -275,6 +275,26 @@ class GlyphFinder:
         np.subtract(255.0, contrast, out=contrast)
         np.clip(contrast, 0, 255, out=contrast)
         self.contrast = contrast.astype(np.uint8)
+        # Each square's face level and ink peak (see _face_level and _ink_peak), by quarter
+        # turn and square: a read asks for those of the same tiles several times (their
+        # glyphs, the faces of the lettered tiles for missed ones, the lines across them).
+        self._face_levels: dict[tuple[int, tuple[int, int]], int] = {}
+        self._ink_peaks: dict[tuple[int, tuple[int, int]], int] = {}
+
+    @staticmethod
+    def _per_square(kept: dict[tuple[int, tuple[int, int]], int],
+                    squares: Sequence[tuple[int, int]], k: int,
+                    compute: Callable[[list[int]], np.ndarray]) -> np.ndarray:
+        """The values (uint8) of ``squares`` in the picture turned ``k`` times, as ``kept``
+        holds them; ``compute`` gives those of the squares at the positions given (in
+        ``squares``) that it does not hold yet.  A square's value is of its own crop alone,
+        whichever squares it is asked with."""
+        keys = [(k, (int(r), int(c))) for r, c in squares]
+        missing = [i for i, key in enumerate(keys) if key not in kept]
+        if missing:
+            for i, value in zip(missing, compute(missing).tolist(), strict=True):
+                kept[keys[i]] = value
+        return np.array([kept[key] for key in keys], np.uint8)
 
     def glyphs(
         self, squares: Sequence[tuple[int, int]], quarter_turns: int = 0,
@@ -302,35 +322,39 @@ class GlyphFinder:
             contrast_crops = np.clip(contrast_crops * gain, 0, 255).astype(np.uint8)
         # The darkest contrast in the square's own middle (a tile may sit a third of a square
         # off it) is the glyph's.
-        peak = _ink_peak(contrast_crops, s, m).astype(np.float32) / 255.0
+        if gains is None:
+            peaks = self._per_square(self._ink_peaks, squares, k,
+                                     lambda at: _ink_peak(contrast_crops[at], s, m))
+        else:
+            peaks = _ink_peak(contrast_crops, s, m)
+        peak = peaks.astype(np.float32) / 255.0
         visible = peak >= MIN_GLYPH_CONTRAST
         if not visible.any():
             # No ink in any square's middle: no glyph anywhere (squares taken for empty, looked
             # at again for a missed tile, are mostly so).
             return [None] * len(squares)
+        face_level = self._per_square(self._face_levels, squares, k,
+                                      lambda at: _face_level(grey_crops[at], s, m))
         if visible.all():
-            return self._glyphs_of_crops(grey_crops, contrast_crops, peak)
+            return self._glyphs_of_crops(grey_crops, contrast_crops, peak, face_level)
         # A square with no ink in its middle has no glyph, and every step below works on each
         # crop alone (the mosaics keep the crops apart): only the others are looked at, with
         # the same results (of the empty squares looked at for a missed tile, most are bare).
         shown = np.flatnonzero(visible)
-        picked = self._glyphs_of_crops(grey_crops[shown], contrast_crops[shown], peak[shown])
+        picked = self._glyphs_of_crops(grey_crops[shown], contrast_crops[shown], peak[shown],
+                                       face_level[shown])
         found: list[Glyph | None] = [None] * len(squares)
         for i, glyph in zip(shown.tolist(), picked, strict=True):
             found[i] = glyph
         return found
 
     def _glyphs_of_crops(self, grey_crops: np.ndarray, contrast_crops: np.ndarray,
-                         peak: np.ndarray) -> list[Glyph | None]:
+                         peak: np.ndarray, face_level: np.ndarray) -> list[Glyph | None]:
         """The glyphs in crops (N, side, side) of grey and contrast whose middles show ink:
-        their peak contrast (0..1) is at least :data:`MIN_GLYPH_CONTRAST`."""
-        s, m = self.square_px, self.margin
+        their peak contrast (0..1) is at least :data:`MIN_GLYPH_CONTRAST`; ``face_level`` is
+        each one's :func:`_face_level`."""
+        s = self.square_px
         n, side = grey_crops.shape[:2]
-        # The brightest part of the square's own middle is the face.
-        lo, hi = m + int(0.15 * s), m + s - int(0.15 * s)
-        middle_grey = grey_crops[:, lo:hi, lo:hi].reshape(n, -1)
-        count = middle_grey.shape[1]
-        face_level = np.partition(middle_grey, int(0.8 * count), axis=1)[:, int(0.8 * count)]
         face = grey_crops >= (FACE_LEVEL * face_level.astype(np.float32))[:, None, None]
         pad = _closing_kernel(s).shape[0]
         face_mosaic, layout = _mosaic(face.astype(np.uint8), pad)
@@ -403,7 +427,8 @@ class GlyphFinder:
         # The darkest strokes in the square's middle, as the glyphs are judged (a tile's
         # edge, shifted into the middle by parallax, runs across it too, but far fainter than
         # the letter on the tile).
-        peak = _ink_peak(with_margin, s, m)
+        peak = self._per_square(self._ink_peaks, squares, quarter_turns % 4,
+                                lambda at: _ink_peak(with_margin[at], s, m))
         crops = with_margin[:, m:m + s, m:m + s].astype(np.float32)
         n = len(squares)
         index = np.arange(n)
@@ -440,8 +465,11 @@ class GlyphFinder:
         :meth:`glyphs`)."""
         if len(squares) == 0:
             return np.zeros(0)
-        crops = self._crops_of(self.contrast, squares, quarter_turns)
-        return _ink_peak(crops, self.square_px, self.margin).astype(np.float64) / 255.0
+        peaks = self._per_square(
+            self._ink_peaks, squares, quarter_turns % 4,
+            lambda at: _ink_peak(self._crops_of(self.contrast, [squares[i] for i in at],
+                                                quarter_turns), self.square_px, self.margin))
+        return peaks.astype(np.float64) / 255.0
 
     def face_brightness(
         self, squares: Sequence[tuple[int, int]], quarter_turns: int = 0
@@ -450,12 +478,20 @@ class GlyphFinder:
         face, or the board (in the terms of :meth:`glyphs`)."""
         if len(squares) == 0:
             return np.zeros(0)
-        crops = self._crops_of(self.grey, squares, quarter_turns)
-        s, m = self.square_px, self.margin
-        lo, hi = m + int(0.15 * s), m + s - int(0.15 * s)
-        middle = crops[:, lo:hi, lo:hi].reshape(len(squares), -1)
-        at = int(0.8 * middle.shape[1])
-        return np.partition(middle, at, axis=1)[:, at].astype(np.float64)
+        levels = self._per_square(
+            self._face_levels, squares, quarter_turns % 4,
+            lambda at: _face_level(self._crops_of(self.grey, [squares[i] for i in at],
+                                                  quarter_turns), self.square_px, self.margin))
+        return levels.astype(np.float64)
+
+
+def _face_level(grey_crops: np.ndarray, square_px: int, margin: int) -> np.ndarray:
+    """The brightness of each crop's face (80th percentile of grey): the brightest part of
+    the square's own middle."""
+    lo, hi = margin + int(0.15 * square_px), margin + square_px - int(0.15 * square_px)
+    middle = grey_crops[:, lo:hi, lo:hi].reshape(len(grey_crops), -1)
+    at = int(0.8 * middle.shape[1])
+    return np.partition(middle, at, axis=1)[:, at]
 
 
 def _ink_peak(contrast_crops: np.ndarray, square_px: int, margin: int) -> np.ndarray:
