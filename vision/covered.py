@@ -68,22 +68,26 @@ def side_strengths(grey: np.ndarray, square_px: int, margin: int) -> tuple[np.nd
     Along the middle half of each side (the corners are where lines cross), the mean absolute
     second difference across the side, at the offset within an eighth of a square where it is
     strongest."""
-    image = grey.astype(np.float32)
     kernel = np.zeros((1, 2 * _ACROSS + 1), np.float32)
     kernel[0, 0] = kernel[0, -1] = -0.5
     kernel[0, _ACROSS] = 1.0
-    across_x = np.abs(cv2.filter2D(image, -1, kernel))
-    across_y = np.abs(cv2.filter2D(image, -1, kernel.T))
     reach = square_px // 8
     offsets = np.arange(-reach, reach + 1)
     lines = margin + np.arange(SIZE + 1) * square_px
     along = margin + (np.arange(SIZE)[:, None] * square_px
                       + np.arange(square_px // 4, 3 * square_px // 4)[None, :])  # (15, L)
     columns = lines[:, None] + offsets[None, :]  # (16, 2r+1)
+    # Only the rows (columns) along the sides' middles are filtered, not the whole picture:
+    # the kernel lies along a row, so each row's response is its own (the same values), and
+    # the response down the columns is the one along the rows of the turned picture (the same
+    # taps in the same order, the borders mirrored alike).
     # Vertical sides: rows along the side, columns across it.
-    vertical = across_x[along.ravel()][:, columns.ravel()].reshape(
+    across_x = np.abs(cv2.filter2D(grey[along.ravel()].astype(np.float32), -1, kernel))
+    vertical = across_x[:, columns.ravel()].reshape(
         SIZE, along.shape[1], SIZE + 1, len(offsets)).mean(axis=1).max(axis=2)
-    horizontal = across_y[columns.ravel()][:, along.ravel()].reshape(
+    # Horizontal sides: laid out (line rows, along columns) as before, for the same means.
+    across_y = np.abs(cv2.filter2D(grey.T[along.ravel()].astype(np.float32), -1, kernel))
+    horizontal = np.ascontiguousarray(across_y[:, columns.ravel()].T).reshape(
         SIZE + 1, len(offsets), SIZE, along.shape[1]).mean(axis=3).max(axis=1)
     return vertical, horizontal
 

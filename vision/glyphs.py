@@ -17,7 +17,7 @@ blurred letter keeps its shape and its scale.  A tile face with no glyph is a bl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -275,6 +275,26 @@ class GlyphFinder:
         np.subtract(255.0, contrast, out=contrast)
         np.clip(contrast, 0, 255, out=contrast)
         self.contrast = contrast.astype(np.uint8)
+        # Each square's face level and ink peak (see _face_level and _ink_peak), by quarter
+        # turn and square: a read asks for those of the same tiles several times (their
+        # glyphs, the faces of the lettered tiles for missed ones, the lines across them).
+        self._face_levels: dict[tuple[int, tuple[int, int]], int] = {}
+        self._ink_peaks: dict[tuple[int, tuple[int, int]], int] = {}
+
+    @staticmethod
+    def _per_square(kept: dict[tuple[int, tuple[int, int]], int],
+                    squares: Sequence[tuple[int, int]], k: int,
+                    compute: Callable[[list[int]], np.ndarray]) -> np.ndarray:
+        """The values (uint8) of ``squares`` in the picture turned ``k`` times, as ``kept``
+        holds them; ``compute`` gives those of the squares at the positions given (in
+        ``squares``) that it does not hold yet.  A square's value is of its own crop alone,
+        whichever squares it is asked with."""
+        keys = [(k, (int(r), int(c))) for r, c in squares]
+        missing = [i for i, key in enumerate(keys) if key not in kept]
+        if missing:
+            for i, value in zip(missing, compute(missing).tolist(), strict=True):
+                kept[keys[i]] = value
+        return np.array([kept[key] for key in keys], np.uint8)
 
     def glyphs(
         self, squares: Sequence[tuple[int, int]], quarter_turns: int = 0,
@@ -302,35 +322,39 @@ class GlyphFinder:
             contrast_crops = np.clip(contrast_crops * gain, 0, 255).astype(np.uint8)
         # The darkest contrast in the square's own middle (a tile may sit a third of a square
         # off it) is the glyph's.
-        peak = _ink_peak(contrast_crops, s, m).astype(np.float32) / 255.0
+        if gains is None:
+            peaks = self._per_square(self._ink_peaks, squares, k,
+                                     lambda at: _ink_peak(contrast_crops[at], s, m))
+        else:
+            peaks = _ink_peak(contrast_crops, s, m)
+        peak = peaks.astype(np.float32) / 255.0
         visible = peak >= MIN_GLYPH_CONTRAST
         if not visible.any():
             # No ink in any square's middle: no glyph anywhere (squares taken for empty, looked
             # at again for a missed tile, are mostly so).
             return [None] * len(squares)
+        face_level = self._per_square(self._face_levels, squares, k,
+                                      lambda at: _face_level(grey_crops[at], s, m))
         if visible.all():
-            return self._glyphs_of_crops(grey_crops, contrast_crops, peak)
+            return self._glyphs_of_crops(grey_crops, contrast_crops, peak, face_level)
         # A square with no ink in its middle has no glyph, and every step below works on each
         # crop alone (the mosaics keep the crops apart): only the others are looked at, with
         # the same results (of the empty squares looked at for a missed tile, most are bare).
         shown = np.flatnonzero(visible)
-        picked = self._glyphs_of_crops(grey_crops[shown], contrast_crops[shown], peak[shown])
+        picked = self._glyphs_of_crops(grey_crops[shown], contrast_crops[shown], peak[shown],
+                                       face_level[shown])
         found: list[Glyph | None] = [None] * len(squares)
         for i, glyph in zip(shown.tolist(), picked, strict=True):
             found[i] = glyph
         return found
 
     def _glyphs_of_crops(self, grey_crops: np.ndarray, contrast_crops: np.ndarray,
-                         peak: np.ndarray) -> list[Glyph | None]:
+                         peak: np.ndarray, face_level: np.ndarray) -> list[Glyph | None]:
         """The glyphs in crops (N, side, side) of grey and contrast whose middles show ink:
-        their peak contrast (0..1) is at least :data:`MIN_GLYPH_CONTRAST`."""
-        s, m = self.square_px, self.margin
+        their peak contrast (0..1) is at least :data:`MIN_GLYPH_CONTRAST`; ``face_level`` is
+        each one's :func:`_face_level`."""
+        s = self.square_px
         n, side = grey_crops.shape[:2]
-        # The brightest part of the square's own middle is the face.
-        lo, hi = m + int(0.15 * s), m + s - int(0.15 * s)
-        middle_grey = grey_crops[:, lo:hi, lo:hi].reshape(n, -1)
-        count = middle_grey.shape[1]
-        face_level = np.partition(middle_grey, int(0.8 * count), axis=1)[:, int(0.8 * count)]
         face = grey_crops >= (FACE_LEVEL * face_level.astype(np.float32))[:, None, None]
         pad = _closing_kernel(s).shape[0]
         face_mosaic, layout = _mosaic(face.astype(np.uint8), pad)
@@ -403,7 +427,8 @@ class GlyphFinder:
         # The darkest strokes in the square's middle, as the glyphs are judged (a tile's
         # edge, shifted into the middle by parallax, runs across it too, but far fainter than
         # the letter on the tile).
-        peak = _ink_peak(with_margin, s, m)
+        peak = self._per_square(self._ink_peaks, squares, quarter_turns % 4,
+                                lambda at: _ink_peak(with_margin[at], s, m))
         crops = with_margin[:, m:m + s, m:m + s].astype(np.float32)
         n = len(squares)
         index = np.arange(n)
@@ -440,8 +465,11 @@ class GlyphFinder:
         :meth:`glyphs`)."""
         if len(squares) == 0:
             return np.zeros(0)
-        crops = self._crops_of(self.contrast, squares, quarter_turns)
-        return _ink_peak(crops, self.square_px, self.margin).astype(np.float64) / 255.0
+        peaks = self._per_square(
+            self._ink_peaks, squares, quarter_turns % 4,
+            lambda at: _ink_peak(self._crops_of(self.contrast, [squares[i] for i in at],
+                                                quarter_turns), self.square_px, self.margin))
+        return peaks.astype(np.float64) / 255.0
 
     def face_brightness(
         self, squares: Sequence[tuple[int, int]], quarter_turns: int = 0
@@ -450,12 +478,20 @@ class GlyphFinder:
         face, or the board (in the terms of :meth:`glyphs`)."""
         if len(squares) == 0:
             return np.zeros(0)
-        crops = self._crops_of(self.grey, squares, quarter_turns)
-        s, m = self.square_px, self.margin
-        lo, hi = m + int(0.15 * s), m + s - int(0.15 * s)
-        middle = crops[:, lo:hi, lo:hi].reshape(len(squares), -1)
-        at = int(0.8 * middle.shape[1])
-        return np.partition(middle, at, axis=1)[:, at].astype(np.float64)
+        levels = self._per_square(
+            self._face_levels, squares, quarter_turns % 4,
+            lambda at: _face_level(self._crops_of(self.grey, [squares[i] for i in at],
+                                                  quarter_turns), self.square_px, self.margin))
+        return levels.astype(np.float64)
+
+
+def _face_level(grey_crops: np.ndarray, square_px: int, margin: int) -> np.ndarray:
+    """The brightness of each crop's face (80th percentile of grey): the brightest part of
+    the square's own middle."""
+    lo, hi = margin + int(0.15 * square_px), margin + square_px - int(0.15 * square_px)
+    middle = grey_crops[:, lo:hi, lo:hi].reshape(len(grey_crops), -1)
+    at = int(0.8 * middle.shape[1])
+    return np.partition(middle, at, axis=1)[:, at]
 
 
 def _ink_peak(contrast_crops: np.ndarray, square_px: int, margin: int) -> np.ndarray:
@@ -709,6 +745,8 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
     parts = [None] * n
     #: (crop, components kept, boxes of the digit's ink) of each glyph found, for the shading.
     found: list[tuple[int, list[int], list[tuple[int, int, int, int]]]] = []
+    #: Where each glyph found's mask lies in the mosaic (top, left).
+    origins: list[tuple[int, int]] = []
     # Which components of the faint ink each ink component's pixels lie in: (ink label,
     # faint label) pairs, sorted, made once where a digit is looked for.
     faint_pairs: tuple[np.ndarray, np.ndarray] | None = None
@@ -813,15 +851,17 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
             digit_ink.append((x_of[k], y_of[k], x_of[k] + w_of[k], y_of[k] + h_of[k]))
         digit = None if weight == 0 else (float(total[0] / weight), float(total[1] / weight))
         found.append((i, keep, digit_ink))
-        reader_mask = glyph_mask
-        if shading.reader_level is not None and shading.strong is not None:
-            reader_mask = _reader_ink(
-                glyph_mask,
-                shading.contrast[oy + top : oy + bottom, ox + left : ox + right],
-                shading.strong[oy + top : oy + bottom, ox + left : ox + right],
-                float(shading.reader_level[i]))
-        parts[i] = (glyph_mask, reader_mask.astype(np.uint8) * 255, float(bottom - top) / s,
-                    digit, marked)
+        origins.append((oy + top, ox + left))
+        # The ink handed to the other readers is set below, for every glyph at once.
+        parts[i] = (glyph_mask, glyph_mask, float(bottom - top) / s, digit, marked)
+    # The ink handed to the other readers, of every glyph at once.
+    inks = [parts[i][0] for i, _, _ in found]  # type: ignore[index]
+    if found and shading.reader_level is not None and shading.strong is not None:
+        inks = _readers_ink(inks, origins, shading.contrast, shading.strong,
+                            [float(shading.reader_level[i]) for i, _, _ in found])
+    for (i, _, _), reader_mask in zip(found, inks, strict=True):
+        glyph_mask, _, height, digit, marked = parts[i]  # type: ignore[misc]
+        parts[i] = (glyph_mask, reader_mask.astype(np.uint8) * 255, height, digit, marked)
     # The normalised glyph is the shading's; the mask's own (normalise) where none is left.
     shaded: dict[int, np.ndarray | None] = {}
     if found:
@@ -847,22 +887,55 @@ def _assemble(ink: np.ndarray, strong: np.ndarray, inner: np.ndarray, layout: _L
     return out
 
 
-def _reader_ink(mask: np.ndarray, contrast: np.ndarray, strong: np.ndarray,
-                level: float) -> np.ndarray:
-    """The part of a glyph's ``mask`` whose ``contrast`` stands above ``level`` and is joined
-    there to its ``strong`` ink, cut to its box (the whole mask when none is)."""
-    above = (mask & (contrast > level)).astype(np.uint8)
-    count, labels = cv2.connectedComponents(above, connectivity=8)
-    if count <= 1:
-        return mask
+def _readers_ink(masks: list[np.ndarray], origins: list[tuple[int, int]], contrast: np.ndarray,
+                 strong: np.ndarray, levels: list[float]) -> list[np.ndarray]:
+    """For each glyph, the part of its mask whose contrast stands above its level and is
+    joined there to its strong ink, cut to its box (the whole mask where none is): the ink
+    handed to the other readers.  ``masks`` are the glyphs' masks, whose top left corners lie
+    at ``origins`` in the mosaics of ``contrast`` and ``strong`` ink; ``levels`` their levels.
+
+    The parts above each level are laid one under another, a row of background apart
+    (8-connected components do not cross it), and labelled in one pass rather than one per
+    glyph (a hundred calls of OpenCV and a dozen NumPy steps each, on windows of a thousand
+    pixels): each glyph's components are those of its own window, so the same pixels are kept
+    and cut to the same box."""
+    heights = np.array([mask.shape[0] for mask in masks])
+    tops = np.concatenate(([1], 1 + np.cumsum(heights[:-1] + 1)))
+    width = max(mask.shape[1] for mask in masks)
+    above = np.zeros((int(tops[-1] + heights[-1] + 1), width + 2), bool)
+    anchors = np.zeros_like(above)
+    for mask, (y, x), level, top in zip(masks, origins, levels, tops.tolist(), strict=True):
+        h, w = mask.shape
+        window = above[top : top + h, 1 : 1 + w]
+        np.logical_and(mask, contrast[y : y + h, x : x + w] > level, out=window)
+        np.logical_and(window, strong[y : y + h, x : x + w] > 0, out=anchors[top : top + h,
+                                                                            1 : 1 + w])
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(above.view(np.uint8),
+                                                               connectivity=8)
     anchored = np.zeros(count, bool)
-    anchored[labels[(strong > 0) & (above > 0)]] = True
+    anchored[labels[anchors]] = True
     anchored[0] = False
-    kept = anchored[labels]
-    rows, columns = np.flatnonzero(kept.any(axis=1)), np.flatnonzero(kept.any(axis=0))
-    if len(rows) == 0:
-        return mask
-    return kept[rows[0] : rows[-1] + 1, columns[0] : columns[-1] + 1]
+    # Each glyph's kept pixels' box: the union of the boxes of its anchored components.
+    kept = np.flatnonzero(anchored)
+    left = stats[kept, cv2.CC_STAT_LEFT]
+    upper = stats[kept, cv2.CC_STAT_TOP]
+    right = left + stats[kept, cv2.CC_STAT_WIDTH]
+    lower = upper + stats[kept, cv2.CC_STAT_HEIGHT]
+    glyph = np.searchsorted(tops, upper, side="right") - 1
+    n = len(masks)
+    box = np.stack([np.full(n, above.shape[1]), np.full(n, above.shape[0]),
+                    np.zeros(n, np.int64), np.zeros(n, np.int64)])
+    np.minimum.at(box[0], glyph, left)
+    np.minimum.at(box[1], glyph, upper)
+    np.maximum.at(box[2], glyph, right)
+    np.maximum.at(box[3], glyph, lower)
+    has = np.zeros(n, bool)
+    has[glyph] = True
+    out: list[np.ndarray] = []
+    for k, (x0, y0, x1, y1) in enumerate(box.T.tolist()):
+        # No part above the level joined to strong ink: the whole mask.
+        out.append(anchored[labels[y0:y1, x0:x1]] if has[k] else masks[k])
+    return out
 
 
 def _kept_pixels(found: list[tuple[int, list[int], list[tuple[int, int, int, int]]]],

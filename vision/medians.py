@@ -39,13 +39,15 @@ def median(values: np.ndarray, axis: int | None = None) -> np.ndarray:
     size = a.shape[axis]
     half = size // 2
     # Sorted whole: NumPy's vectorised sort is several times faster than a partition at the
-    # middle and the end (the same values land there, and NaN last).
-    part = np.sort(a, axis=axis)
-    if np.isnan(part.take(-1, axis=axis)).any():  # NaN sorts last
+    # middle and the end (the same values land there, and NaN last).  Sorted along the last
+    # axis of a copy laid out so: sorting along a strided axis copies each run of values out
+    # and back (the same values land in the same places).
+    part = np.moveaxis(a, axis, -1).copy(order="C")
+    part.sort(axis=-1)
+    if np.isnan(part[..., -1]).any():  # NaN sorts last
         return np.median(a, axis=axis)
-    indexer = [slice(None)] * part.ndim
-    indexer[axis] = slice(half, half + 1) if size % 2 else slice(half - 1, half + 1)
-    return np.mean(part[tuple(indexer)], axis=axis)
+    middle = part[..., half : half + 1] if size % 2 else part[..., half - 1 : half + 1]
+    return np.mean(middle, axis=-1)
 
 
 def percentile(values: np.ndarray, q: float, axis: int) -> np.ndarray:
@@ -93,10 +95,12 @@ def medians_where(values: np.ndarray, where: np.ndarray) -> np.ndarray:
     [2.0, 4.0]
     """
     counts = where.sum(axis=1)
-    # The unselected entries sort last, each row's selection first and in order.
-    ordered = np.sort(np.where(where[..., None], values, np.inf), axis=1)
+    # The unselected entries sort last, each row's selection first and in order; sorted with
+    # the entries along the last axis (N, C, P), where they lie side by side.
+    ordered = np.where(where[:, None, :], np.moveaxis(values, 2, 1), np.inf)
+    ordered.sort(axis=2)
     rows = np.arange(len(values))
-    upper = ordered[rows, counts // 2]
-    lower = ordered[rows, np.maximum(counts // 2 - 1, 0)]
+    upper = ordered[rows, :, counts // 2]
+    lower = ordered[rows, :, np.maximum(counts // 2 - 1, 0)]
     # NumPy's median of an even count: the mean of the middle two, summed in the values' type.
     return np.where((counts % 2 == 0)[:, None], (lower + upper) / 2, upper).astype(values.dtype)

@@ -313,8 +313,10 @@ def read_board(
     rectified = rectify_with_margin(image, corners)
     # Something over the board (a hand, an arm) hides the grid where it lies: those squares
     # are not read, and said to be covered.
-    hidden = covered_squares(cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY), SQUARE_PX,
-                             crop_margin_px(SQUARE_PX))
+    # The rectified grid in grey, made once: the covered squares, the noise check and the
+    # glyphs' finder (which reads the grey alone) all look at it.
+    rectified_grey = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY)
+    hidden = covered_squares(rectified_grey, SQUARE_PX, crop_margin_px(SQUARE_PX))
     # The profile's occupancy model learnt the colours of its own camera, light and white
     # balance; a photo from elsewhere is judged by the uncalibrated model.
     occupied, occupancy_confidence = occupancy_of(
@@ -331,8 +333,12 @@ def read_board(
     deblurred = deblurred_for_letters(image if grey is None else grey, corners, SQUARE_PX)
     # A noisy photo (a dim room) is smoothed for the letters: the glyphs' faint ink would
     # follow the noise.  A deblurred one is left as restored.
-    letters_image = quieted(rectified) if deblurred is None else rectify_with_margin(
-        deblurred.grey, deblurred.corners)
+    if deblurred is not None:
+        letters_image = rectify_with_margin(deblurred.grey, deblurred.corners)
+    else:
+        letters_image = quieted(rectified, rectified_grey)
+        if letters_image is rectified:  # not smoothed: its grey is made already
+            letters_image = rectified_grey
     finder = GlyphFinder(letters_image, SQUARE_PX, joined=turn_sensitive(tiles))
 
     def letters_known(found: list[Glyph]) -> np.ndarray:

@@ -264,10 +264,12 @@ def grey_percentiles(grey: np.ndarray, q: tuple[float, ...]) -> np.ndarray:
     return result
 
 
-def quieted(rectified: np.ndarray) -> np.ndarray:
+def quieted(rectified: np.ndarray, grey: np.ndarray | None = None) -> np.ndarray:
     """``rectified`` smoothed where its noise is above :data:`NOISY` (edge-preserving: a
-    bilateral filter), else ``rectified`` itself."""
-    grey = rectified if rectified.ndim == 2 else cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY)
+    bilateral filter), else ``rectified`` itself.  ``grey``: its grey picture, where the caller
+    has made it already."""
+    if grey is None:
+        grey = rectified if rectified.ndim == 2 else cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY)
     if noise_share(grey) <= NOISY:
         return rectified
     return cv2.bilateralFilter(rectified, 5, 20.0, 3.0)

@@ -66,7 +66,7 @@ def _library() -> ctypes.CDLL | None:
         return None  # asked to run the program (to compare the two, or to work around a fault)
     for name in _library_names():
         try:
-            lib = ctypes.CDLL(name)
+            lib = _loaded(name)
         except OSError:
             continue
         try:
@@ -91,6 +91,34 @@ def _library() -> ctypes.CDLL | None:
             continue  # not Tesseract's C API
         return lib
     return None
+
+
+#: ``dlopen``'s flag to bind a library's functions at their first call.
+_RTLD_LAZY = 1
+
+
+def _loaded(name: str) -> ctypes.CDLL:
+    """The library ``name`` loaded with its functions bound lazily, at their first call.
+
+    ``ctypes.CDLL`` always loads with ``RTLD_NOW``: every function that the library and the
+    fifty libraries it needs (libarchive, libcurl and theirs) call is looked up at once, 25
+    million instructions (about 2 ms) of a cold read, where the engine calls a few hundred of
+    them.  The same library, only bound later; ``ctypes.CDLL`` where ``dlopen`` is not to be
+    had from the C library."""
+    try:
+        libc = ctypes.CDLL(None)
+        dlopen = libc.dlopen
+        dlerror = libc.dlerror
+    except (OSError, AttributeError):
+        return ctypes.CDLL(name)
+    dlopen.restype = ctypes.c_void_p
+    dlopen.argtypes = [ctypes.c_char_p, ctypes.c_int]
+    dlerror.restype = ctypes.c_char_p
+    dlerror.argtypes = []
+    handle = dlopen(os.fsencode(name), _RTLD_LAZY)
+    if not handle:
+        raise OSError(f"{name}: {(dlerror() or b'cannot be loaded').decode(errors='replace')}")
+    return ctypes.CDLL(name, handle=handle)
 
 
 def _library_names() -> Iterator[str]:

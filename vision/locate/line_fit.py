@@ -4,6 +4,8 @@ squares, how much of each line is seen, and growing the lattice line by line."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from vision.geometry import GRID_SIZE, project
@@ -31,6 +33,16 @@ def _line_samples(
     return points.reshape(-1, 2), grid_lines.ravel()
 
 
+@lru_cache(maxsize=16)
+def _offsets(reach: float) -> np.ndarray:
+    """The 21 offsets across a line that :func:`_peaks` samples (read-only: kept for the
+    process, since a search asks for the same few reaches in every photo and np.linspace is
+    slow to call)."""
+    offsets = np.linspace(-reach, reach, 21)
+    offsets.flags.writeable = False
+    return offsets
+
+
 def _peaks(
     ridges: np.ndarray, homography: np.ndarray, points: np.ndarray, vertical: bool, reach: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -38,7 +50,8 @@ def _peaks(
 
     Returns the peak's image position, its lattice offset from the line and its strength.
     """
-    offsets = np.linspace(-reach, reach, 21)
+    # (A reach of another type than a Python float keeps its own, as np.linspace types it.)
+    offsets = _offsets(reach) if type(reach) is float else np.linspace(-reach, reach, 21)
     normal = np.array([1.0, 0.0]) if vertical else np.array([0.0, 1.0])
     # The points moved along the normal (an axis): the same coordinates as points + offsets *
     # normal, built without the product.
