@@ -303,6 +303,15 @@ def _window_index() -> np.ndarray:
     return (fy[None, :] + dy[:, None]) * wide + (fx[None, :] + dx[:, None])
 
 
+@lru_cache(maxsize=1)
+def _mirrored_shifts() -> tuple[np.ndarray, np.ndarray]:
+    """Flat indices into the S x S window of shifts: the shifts s of one half, the centre
+    last, and the shifts -s beside them (the centre's own)."""
+    count = _SUPPORT * _SUPPORT
+    shifts = np.arange(count // 2 + 1)  # row-major: the first half, then the centre
+    return shifts, count - 1 - shifts
+
+
 #: Smoothed cusps' values below this share of the largest are what cancelled out (sums of
 #: products of both signs): their digits are the arithmetic's, not the picture's.
 CANCELLED = 1e-6
@@ -313,16 +322,22 @@ def _smoothed(cusps: np.ndarray, autos: np.ndarray | None = None) -> np.ndarray:
     autocorrelation (``autos``, (C, S, S): the candidates' by default) at the fitted shifts:
     (C, F, K)."""
     autos = _autocorrelations() if autos is None else autos
-    autos = autos.reshape(len(autos), -1)
+    autos = autos.reshape(len(autos), -1).astype(np.float64)
     index = _window_index()
-    windows = cusps.reshape(len(cusps), -1).astype(np.float32).T[index]  # (S * S, F, K)
+    half, mirror = _mirrored_shifts()
+    # An autocorrelation is the same at s and -s: the cusps at both shifts are summed and
+    # weighed once, half the products.
+    flat = cusps.reshape(len(cusps), -1).astype(np.float32).T.astype(np.float64)
+    windows = flat[index[half]] + flat[index[mirror]]  # (H, F, K); the centre counted twice
+    weights = (autos[:, half] + autos[:, mirror]) / 2
+    weights[:, -1] /= 2  # the centre, last of the half
     # In double precision, rounded back, what cancels out to a millionth of the largest value
     # taken as nought: a float32 product's last bits depend on the processor's BLAS kernel
     # and on how many threads it runs, and the blur chosen, a least-squares fit among close
     # candidates, on those bits (the tables kept in the cache differed in 53,173 of their
     # 172,931 values between one thread and two, 80,951 between two kernels; computed so,
     # in none).
-    smoothed = autos.astype(np.float64) @ windows.reshape(len(index), -1).astype(np.float64)
+    smoothed = weights @ windows.reshape(len(half), -1)
     smoothed[np.abs(smoothed) < CANCELLED * np.abs(smoothed).max(initial=0.0)] = 0.0
     return smoothed.astype(np.float32).reshape(len(autos), index.shape[1], len(cusps))
 
