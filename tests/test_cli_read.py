@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 from scorer.squares import Square
+from tests.real_photos import JHEIDEL, labelled_boards
 from tilecam.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 GAME = SHARED / "data" / "photos" / "scrabscrap-game01"
-JHEIDEL = SHARED / "data" / "photos" / "jheidel"
 
 
 def known_boards() -> dict[int, list[str]]:
@@ -195,17 +195,6 @@ def test_a_photo_of_part_of_the_board_is_refused_naming_the_side_cut_off(
     assert captured.out == ""
     assert "only part of the board is in the picture" in captured.err
     assert f"cut off at the {side} edge" in captured.err
-
-
-def labelled_boards(path: Path) -> dict[str, list[str]]:
-    """The boards of a labels file (``## FILE ...`` then 15 rows; ``#`` lines are comments)."""
-    boards: dict[str, list[str]] = {}
-    lines = [line for line in path.read_text("utf-8").splitlines()
-             if line.startswith("## ") or not line.startswith("#")]
-    for k, line in enumerate(lines):
-        if line.startswith("## "):
-            boards[line[3:].split()[0]] = lines[k + 1:k + 16]
-    return boards
 
 
 def test_a_real_board_holding_non_words_is_read_as_it_is_and_the_words_named(capsys):

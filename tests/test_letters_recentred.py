@@ -3,17 +3,15 @@ centre of its ink) is compared moved back, by the stock classifier only."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import cv2
 import numpy as np
 import pytest
 
 import vision.letters as letters
+from tests.real_photos import JHEIDEL, known_board
 from vision.letters import LetterClassifier
 
-REPO = Path(__file__).resolve().parents[1]
-PHOTO = REPO.parent / "shared" / "data" / "photos" / "jheidel" / "IMG_20141025_164052.jpg"
+PHOTO = JHEIDEL / "IMG_20141025_164052.jpg"
 
 
 def moved(glyph: np.ndarray, dx: int, dy: int) -> np.ndarray:
@@ -87,9 +85,7 @@ def test_a_real_digit_beside_a_round_letter_is_told_apart():
         pytest.skip(f"real photos not available: {PHOTO} is missing")
     from vision.read import read_board
 
-    lines = (PHOTO.parent / "boards.txt").read_text("utf-8").splitlines()
-    start = next(k for k, line in enumerate(lines) if line.startswith(f"## {PHOTO.name}"))
-    known = lines[start + 1 : start + 16]
+    known = known_board(PHOTO.name)
     reading = read_board(cv2.imread(str(PHOTO)), None, "en")
     assert reading.board[8][11] == "O"
     assert reading.board == known

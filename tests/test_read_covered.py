@@ -5,32 +5,17 @@ none (``vision.covered``)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 
 from sim.hands import paste_hand
+from tests.real_photos import PHOTOS, known_board
+from tests.real_photos import real_photo as photo
 from vision.covered import covered_squares
 from vision.glyphs import crop_margin_px
 from vision.read import read_board
 from vision.rectified import SQUARE_PX, rectify_with_margin
-
-REPO = Path(__file__).resolve().parents[1]
-PHOTOS = REPO.parent / "shared" / "data" / "photos"
-
-
-def known_board(name: str) -> list[str]:
-    lines = (PHOTOS / "jheidel" / "boards.txt").read_text("utf-8").splitlines()
-    start = next(k for k, line in enumerate(lines) if line.startswith(f"## {name}"))
-    return lines[start + 1 : start + 16]
-
-
-def photo(path: Path) -> np.ndarray:
-    if not path.is_file():
-        pytest.skip(f"real photos not available: {path} is missing")
-    return cv2.imread(str(path))
 
 
 @pytest.mark.parametrize("path", [

@@ -3,22 +3,11 @@ not pass for the tiles' face (``vision.missed_letters.faces_by_letters``)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import cv2
 import numpy as np
-import pytest
 
+from tests.real_photos import JHEIDEL, known_board, real_photo
 from vision.read import read_board
-
-REPO = Path(__file__).resolve().parents[1]
-PHOTOS = REPO.parent / "shared" / "data" / "photos"
-
-
-def known_board(name: str) -> list[str]:
-    lines = (PHOTOS / "jheidel" / "boards.txt").read_text("utf-8").splitlines()
-    start = next(k for k, line in enumerate(lines) if line.startswith(f"## {name}"))
-    return lines[start + 1 : start + 16]
 
 
 def glared(image: np.ndarray, corners: np.ndarray, centre: tuple[float, float],
@@ -43,10 +32,7 @@ def test_glare_beside_a_few_tiles_is_not_taken_for_their_face():
     the glare's squares were taken for tiles showing no letter, the nine tiles read empty and
     letters invented on premium squares; the plain squares' letters now show the faces."""
     name = "IMG_20141025_163953.jpg"
-    path = PHOTOS / "jheidel" / name
-    if not path.is_file():
-        pytest.skip(f"real photos not available: {path} is missing")
-    image = cv2.imread(str(path))
+    image = real_photo(JHEIDEL / name)
     corners = read_board(image, None, "en").corners
     seen = glared(image, corners, (11.1, 7.6), (2.0, 3.5), 2.6, 0.8)
     reading = read_board(seen, None, "en")

@@ -3,27 +3,14 @@ picture (:func:`vision.rectified.quieted`), as they were before the room got dar
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import cv2
 import numpy as np
 import pytest
 
 import vision.rectified as rectified
+from tests.real_photos import JHEIDEL, known_board
 from vision.read import read_board
 from vision.rectified import NOISY, noise_share, quieted, rectify_with_margin
-
-REPO = Path(__file__).resolve().parents[1]
-PHOTOS = REPO.parent / "shared" / "data" / "photos" / "jheidel"
-
-
-def known_board(name: str) -> list[str]:
-    text = (PHOTOS / "boards.txt").read_text("utf-8")
-    lines = text.splitlines()
-    for k, line in enumerate(lines):
-        if line.startswith(f"## {name}"):
-            return lines[k + 1 : k + 16]
-    raise KeyError(name)
 
 
 def in_a_dim_room(image: np.ndarray, seed: int = 1) -> np.ndarray:
@@ -35,7 +22,7 @@ def in_a_dim_room(image: np.ndarray, seed: int = 1) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def photo() -> np.ndarray:
-    path = PHOTOS / "IMG_20141025_163920.jpg"
+    path = JHEIDEL / "IMG_20141025_163920.jpg"
     if not path.is_file():
         pytest.skip(f"real photos not available: {path} is missing")
     return cv2.imread(str(path))
@@ -94,7 +81,7 @@ def test_tiles_a_blurred_photo_shows_no_letter_on_are_named_as_maybe_tiles():
     """jheidel 164048 (hand shake) as a camera turned a further 12 degrees each way would
     have taken it: the tiles of one word show no letter the readers can find.  They are read
     empty, but named as squares that looked like tiles, in the warnings and the JSON."""
-    path = PHOTOS / "IMG_20141025_164048.jpg"
+    path = JHEIDEL / "IMG_20141025_164048.jpg"
     if not path.is_file():
         pytest.skip(f"real photos not available: {path} is missing")
     from vision.locate import locate_board

@@ -3,23 +3,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import cv2
 import numpy as np
 import pytest
 
 from calibration.profile import Profile
 from scorer.squares import Square
+from tests.real_photos import JHEIDEL, labelled_boards
 from vision.deblur import motion_psf
 from vision.glyphs import GLYPH_PX, GLYPH_WINDOW, crop_margin_px
 from vision.letters import LetterClassifier, LetterGuess
 from vision.read import UNSURE_SHOWN, read_board
 from vision.reblur import reblurred_letters, reread_unsure
 from vision.rectified import SQUARE_PX
-
-REPO = Path(__file__).resolve().parents[1]
-JHEIDEL = REPO.parent / "shared" / "data" / "photos" / "jheidel"
 
 
 def _shapes() -> tuple[np.ndarray, list[str]]:
@@ -100,13 +96,6 @@ def test_unsure_letters_are_replaced_only_where_the_reblurred_samples_fit_the_ph
     assert [guess.letter for guess in guesses] == read_as
 
 
-def _labelled(path: Path) -> dict[str, list[str]]:
-    """The boards of ``boards.txt`` (``## FILE ...`` then 15 rows)."""
-    lines = path.read_text("utf-8").splitlines()
-    return {line[3:].split()[0]: lines[k + 1 : k + 16]
-            for k, line in enumerate(lines) if line.startswith("## ")}
-
-
 def test_a_real_photo_smeared_along_a_curved_path_is_read_with_the_profiles_letters_reblurred():
     """jheidel 164048, shaken so that its letters smear a third of a square, across the rows at
     the board's left and at 30 to 45 degrees at its right: deconvolved with one blur, its E,
@@ -117,7 +106,7 @@ def test_a_real_photo_smeared_along_a_curved_path_is_read_with_the_profiles_lett
     if not photo.is_file():
         pytest.skip(f"real photos not available: {photo} is missing (../shared beside the "
                     f"repository)")
-    boards = _labelled(JHEIDEL / "boards.txt")
+    boards = labelled_boards(JHEIDEL / "boards.txt")
     profile = Profile(tileset="en")
     for name in sorted(boards):
         if name != photo.name:

@@ -1,0 +1,46 @@
+"""The labelled real photos beside the repository (``../shared/data/photos``), for the tests
+that read them: where they are, their known boards, and a skip with the reason where a
+clone has none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos"
+JHEIDEL = PHOTOS / "jheidel"
+
+
+def labelled_boards(path: Path) -> dict[str, list[str]]:
+    """The boards of a labels file (``## FILE ...`` then 15 rows; ``#`` lines are comments).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     labels = Path(folder) / "boards.txt"
+    ...     _ = labels.write_text("# a note\\n## a.jpg taken by hand\\n" + "." * 15 + "\\n" * 15)
+    ...     sorted(labelled_boards(labels))
+    ['a.jpg']
+    """
+    boards: dict[str, list[str]] = {}
+    lines = [line for line in path.read_text("utf-8").splitlines()
+             if line.startswith("## ") or not line.startswith("#")]
+    for k, line in enumerate(lines):
+        if line.startswith("## "):
+            boards[line[3:].split()[0]] = lines[k + 1:k + 16]
+    return boards
+
+
+def known_board(name: str, folder: Path = JHEIDEL) -> list[str]:
+    """The known board of the photo ``name`` in ``folder``'s ``boards.txt``."""
+    return labelled_boards(folder / "boards.txt")[name]
+
+
+def real_photo(path: Path) -> np.ndarray:
+    """The photo at ``path``; the test is skipped, saying so, where the photos are absent."""
+    if not path.is_file():
+        pytest.skip(f"real photos not available: {path} is missing (../shared beside the "
+                    "repository)")
+    return cv2.imread(str(path))
