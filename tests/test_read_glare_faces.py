@@ -38,3 +38,22 @@ def test_glare_beside_a_few_tiles_is_not_taken_for_their_face():
     reading = read_board(seen, None, "en")
     assert reading.board == known_board(name)
     assert not any("showed no letter" in warning for warning in reading.warnings())
+
+
+def test_tiles_beyond_the_glare_are_as_bright_as_their_neighbours():
+    """jheidel 163939 (RIEA across, RSSEVD down) with a reflection over the middle of the word
+    across: the labels of the premium squares under it showed print taken for letters on
+    squares brighter than any tile, and the tiles E V D below the glare, darker than those,
+    were read empty.  A tile is now as bright as the lettered tile beside it (light falls off
+    smoothly), and they are read; nothing is read on the glare's empty squares."""
+    name = "IMG_20141025_163939.jpg"
+    image = real_photo(JHEIDEL / name)
+    corners = read_board(image, None, "en").corners
+    seen = glared(image, corners, (8.31, 8.2), (2.0, 3.5), 1.456, 0.8)
+    reading = read_board(seen, None, "en")
+    known = known_board(name)
+    assert [reading.board[row][4] for row in (10, 11, 12)] == ["E", "V", "D"]
+    assert [known[row][4] for row in (10, 11, 12)] == ["E", "V", "D"]
+    invented = [(r, c) for r in range(15) for c in range(15)
+                if known[r][c] == "." and reading.board[r][c] != "."]
+    assert invented == []

@@ -12,7 +12,13 @@ import numpy as np
 
 from vision.glyphs import Glyph, GlyphFinder
 from vision.medians import median
-from vision.rectified import PLAIN_SQUARES, beside_any, free_beside, taken_squares
+from vision.rectified import (
+    PLAIN_SQUARES,
+    beside_any,
+    free_beside,
+    neighbours,
+    taken_squares,
+)
 
 if TYPE_CHECKING:
     pass
@@ -103,6 +109,16 @@ MISSED_HEIGHT = (0.8, 1.25)
 #: upper bound: glare makes the tiles it falls on brighter than the others, and takes them
 #: for empty squares as it washes their colour out.
 MISSED_FACE = 0.8
+
+
+#: ... or at least this share of the brightness of a tile found so beside it (see
+#: :func:`missed_tiles`): beyond a patch of glare, tiles grow darker one after another.
+FOUND_BESIDE = 0.7
+
+
+#: Lettered plain squares from which the tiles' letter height and face brightness are taken,
+#: where there are at least this many (:func:`missed_tiles`).
+FACES_FROM_PLAIN = 3
 
 
 def _of_tiles_size(glyph: Glyph, typical_height: float) -> bool:
@@ -219,8 +235,23 @@ def missed_tiles(
     heights = [g.height for g in glyphs if g is not None]
     if len(heights) < 3:
         return []
+    # The letters' height and the faces' brightness from the lettered squares that are plain,
+    # where there are enough: under glare, a premium square's label shows print that passes
+    # for a letter, smaller than a tile's, on a square brighter than the tiles outside the
+    # glare (which then looked too dark, and their letters too large, to be tiles).
+    plain = [square for square in lettered if PLAIN_SQUARES[square]]
+    if len(plain) >= FACES_FROM_PLAIN:
+        heights = [g.height for sq, g in zip(squares, glyphs, strict=True)
+                   if g is not None and PLAIN_SQUARES[sq]]
+        lettered_faces = plain
+    else:
+        lettered_faces = lettered
     typical = float(median(heights))
-    face = float(median(finder.face_brightness(lettered, turns)))
+    face = float(median(finder.face_brightness(lettered_faces, turns)))
+    # The brightness of each tile found here: light falls off smoothly (a lamp's glare, a
+    # window), and the tiles missed together beyond a patch of glare, found from its edge
+    # outwards, grow darker one after another, each about as bright as the one found beside it.
+    found_light: dict[tuple[int, int], float] = {}
     free = ~occupied if like_a_letter is not None else ~occupied & PLAIN_SQUARES
     missed: list[tuple[tuple[int, int], Glyph]] = []
     # A tile lies beside another (words have two letters or more): a letter on a square with
@@ -234,11 +265,15 @@ def missed_tiles(
         # A tile under glare (brighter than the tiles' faces) has its letter's contrast
         # raised by as much (see letters_under_glare).
         found = finder.glyphs(empty, turns, gains=glare_gains(brightness, face))
+        beside_found = [max((found_light.get(n, 0.0) for n in neighbours(square)),
+                            default=0.0) for square in empty]
         new = [
-            (square, glyph) for square, glyph, light in zip(empty, found, brightness, strict=True)
+            (square, glyph) for square, glyph, light, near in zip(empty, found, brightness,
+                                                                  beside_found, strict=True)
             if glyph is not None
             and _of_tiles_size(glyph, typical)
-            and light >= MISSED_FACE * face
+            and (light >= MISSED_FACE * face
+                 or (near > 0 and light >= FOUND_BESIDE * min(near, face)))
         ]
         if like_a_letter is not None:
             new += _washed_letters(finder, [
@@ -256,6 +291,8 @@ def missed_tiles(
             new = [(square, glyph) for square, glyph in new if square not in labels]
         missed += new
         lettered = [square for square, _ in new]
+        found_light.update(zip(lettered, finder.face_brightness(lettered, turns).tolist(),
+                               strict=True))
     return sorted(missed)
 
 
