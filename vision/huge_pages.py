@@ -24,6 +24,7 @@ import ctypes
 import logging
 import sys
 import threading
+from functools import lru_cache
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,7 @@ _lock = threading.Lock()
 _state: dict[str, int] = {}
 
 
+@lru_cache(maxsize=1)
 def _libc() -> ctypes.CDLL | None:
     """The C library with the functions used, where it is glibc on Linux; else None."""
     if not sys.platform.startswith("linux"):

@@ -231,23 +231,18 @@ def missed_tiles(
     may be its label's: there it must be ``like_a_letter`` (without it, premium squares are
     left alone).  With ``like_a_letter``, squares that glare has clipped to white are looked at
     once more with their contrast raised to a letter's (:func:`_washed_letters`)."""
-    lettered = [sq for sq, g in zip(squares, glyphs, strict=True) if g is not None]
-    heights = [g.height for g in glyphs if g is not None]
-    if len(heights) < 3:
+    shown = [(sq, g) for sq, g in zip(squares, glyphs, strict=True) if g is not None]
+    if len(shown) < 3:
         return []
+    lettered = [square for square, _ in shown]
     # The letters' height and the faces' brightness from the lettered squares that are plain,
     # where there are enough: under glare, a premium square's label shows print that passes
     # for a letter, smaller than a tile's, on a square brighter than the tiles outside the
     # glare (which then looked too dark, and their letters too large, to be tiles).
-    plain = [square for square in lettered if PLAIN_SQUARES[square]]
-    if len(plain) >= FACES_FROM_PLAIN:
-        heights = [g.height for sq, g in zip(squares, glyphs, strict=True)
-                   if g is not None and PLAIN_SQUARES[sq]]
-        lettered_faces = plain
-    else:
-        lettered_faces = lettered
-    typical = float(median(heights))
-    face = float(median(finder.face_brightness(lettered_faces, turns)))
+    plain = [(square, glyph) for square, glyph in shown if PLAIN_SQUARES[square]]
+    reference = plain if len(plain) >= FACES_FROM_PLAIN else shown
+    typical = float(median([glyph.height for _, glyph in reference]))
+    face = float(median(finder.face_brightness([square for square, _ in reference], turns)))
     # The brightness of each tile found here: light falls off smoothly (a lamp's glare, a
     # window), and the tiles missed together beyond a patch of glare, found from its edge
     # outwards, grow darker one after another, each about as bright as the one found beside it.
@@ -262,6 +257,7 @@ def missed_tiles(
         empty = free_beside(free, lettered)
         free &= ~taken_squares(empty)  # each square looked at once
         brightness = finder.face_brightness(empty, turns)
+        light_of = dict(zip(empty, brightness.tolist(), strict=True))
         # A tile under glare (brighter than the tiles' faces) has its letter's contrast
         # raised by as much (see letters_under_glare).
         found = finder.glyphs(empty, turns, gains=glare_gains(brightness, face))
@@ -291,8 +287,7 @@ def missed_tiles(
             new = [(square, glyph) for square, glyph in new if square not in labels]
         missed += new
         lettered = [square for square, _ in new]
-        found_light.update(zip(lettered, finder.face_brightness(lettered, turns).tolist(),
-                               strict=True))
+        found_light.update((square, light_of[square]) for square in lettered)
     return sorted(missed)
 
 

@@ -462,8 +462,7 @@ def read_board(
         # In a blurred photo, the letters the profile's classifier doubts are compared, as
         # taken, with its own sharp letters blurred as the photo is (stable where undoing
         # the blur is not: a blur longer than the estimate weighs, or not the same everywhere).
-        upright = np.ascontiguousarray(np.rot90(cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY),
-                                                turns))
+        upright = np.ascontiguousarray(np.rot90(rectified_grey, turns))
         for index in reread_unsure(upright, SQUARE_PX, crop_margin_px(SQUARE_PX), squares,
                                    guesses, classifier, UNSURE_SHOWN):
             sources[index] = "reblurred"
