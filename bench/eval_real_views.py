@@ -47,6 +47,12 @@ Each photo is read uncalibrated (``read_board(image, None, tileset)``, what ``ti
     (:func:`sim.hands.paste_hand`: shaded skin of one of five tones, a shadow, the photo's
     grain): a player still placing when the photo was taken.  The squares under it cannot be
     read; what counts is that they are said to be covered (flagged), and no letter invented.
+``shaken``
+    The phone moved while the shutter was open: the whole picture blurred along one straight
+    line (``vision.letters.Blur``) of 0.12 to 0.22 of a square's side in the photo, turned any
+    way (both drawn per photo), as a photo taken by hand in a dim room is (the real motion-
+    blurred photo ``jheidel`` 164048 is blurred by about a fifth of a square).  What counts
+    is that the read says the photo is blurred, flags what it cannot read, and invents nothing.
 ``shadow``
     The photographer's shadow: the board darkened to 55 % over a band from one side (drawn per
     photo) to between a third and a half of the way across, its edge soft over about half a
@@ -115,6 +121,7 @@ HAND_COVER = 0.2
 SHADOW_DEPTH = 0.45
 GLARE_PEAK = 0.8
 GLARE_SQUARES = (2.0, 3.5)
+SHAKE_SQUARES = (0.12, 0.22)
 SIZE = 15
 
 
@@ -326,6 +333,21 @@ def glared(image: np.ndarray, seed: int, peak: float = GLARE_PEAK) -> np.ndarray
     return np.clip(mixed, 0, 255).astype(np.uint8)
 
 
+def shaken(image: np.ndarray, seed: int, reach: tuple[float, float] = SHAKE_SQUARES
+           ) -> np.ndarray:
+    """The picture blurred by a straight motion of the camera, ``reach`` squares long (drawn
+    between its two ends, in the board's squares as the photo shows them) in a direction
+    drawn from ``seed``."""
+    from vision.letters import Blur
+
+    corners = np.asarray(locate_board(image, quality=False).corners, np.float32)
+    sides = np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)
+    square_px = float(sides.mean()) / SIZE
+    rng = np.random.default_rng(seed)
+    blur = Blur(motion=float(rng.uniform(*reach)), angle=float(rng.uniform(0.0, 180.0)))
+    return blur.apply(image, square_px)  # type: ignore[arg-type]
+
+
 def dim(image: np.ndarray, seed: int) -> np.ndarray:
     levels = 255.0 * (0.45 * image.astype(np.float32) / 255.0) ** 1.3
     noise = np.random.default_rng(seed).normal(0.0, 3.0, image.shape)
@@ -349,6 +371,7 @@ VIEWS: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
     "turned": lambda image, seed: cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE),
     "askew": tiles_askew,
     "hand": hand_over,
+    "shaken": shaken,
     "shadow": shadowed,
     "glare": glared,
     "lens": lambda image, seed: lens_distorted(image),

@@ -12,6 +12,8 @@ import pytest
 
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos"
 JHEIDEL = PHOTOS / "jheidel"
+#: The real tournament game photographed after every move.
+GAME = PHOTOS / "scrabscrap-game01"
 
 
 def labelled_boards(path: Path) -> dict[str, list[str]]:
@@ -36,6 +38,19 @@ def labelled_boards(path: Path) -> dict[str, list[str]]:
 def known_board(name: str, folder: Path = JHEIDEL) -> list[str]:
     """The known board of the photo ``name`` in ``folder``'s ``boards.txt``."""
     return labelled_boards(folder / "boards.txt")[name]
+
+
+def game_boards() -> dict[int, list[str]]:
+    """The real game's known board after each move (blanks in lower case); the test is
+    skipped, saying so, where the photos are absent."""
+    if not GAME.is_dir():
+        pytest.skip(f"real photos not available: {GAME} is missing")
+    boards = {}
+    text = (GAME / "boards_after_each_move.txt").read_text("utf-8")
+    for section in text.split("## after move ")[1:]:
+        lines = section.splitlines()
+        boards[int(lines[0].split()[0])] = lines[1:16]
+    return boards
 
 
 def real_photo(path: Path) -> np.ndarray:

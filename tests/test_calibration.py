@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -20,22 +19,9 @@ from calibration.profile import (
     read_board_file,
 )
 from scorer.tiles import TileSet
+from tests.real_photos import GAME, game_boards
 from vision.glyphs import GLYPH_PX
 from vision.letters import AS_PHOTOGRAPHED, BLURS, BOXED, features
-
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-GAME = SHARED / "data" / "photos" / "scrabscrap-game01"
-
-
-def known_boards() -> dict[int, list[str]]:
-    if not GAME.is_dir():
-        pytest.skip(f"real photos not available: {GAME} is missing")
-    boards = {}
-    text = (GAME / "boards_after_each_move.txt").read_text("utf-8")
-    for section in text.split("## after move ")[1:]:
-        lines = section.splitlines()
-        boards[int(lines[0].split()[0])] = lines[1:16]
-    return boards
 
 
 def photo(n: int) -> np.ndarray:
@@ -121,7 +107,7 @@ def test_classifier_built_once_until_the_samples_change():
 
 
 def test_extend_from_real_photos_then_read(tmp_path):
-    boards = known_boards()
+    boards = game_boards()
     from vision.read import read_board
 
     profile = Profile(tileset="de")
@@ -146,7 +132,7 @@ def test_extend_from_real_photos_then_read(tmp_path):
 
 
 def test_turned_photo_gives_turned_orientation():
-    boards = known_boards()
+    boards = game_boards()
     profile = Profile(tileset="de")
     profile.extend(np.ascontiguousarray(np.rot90(photo(5))), boards[5])
     # The photo was turned counter-clockwise; three more quarter turns set it upright.
@@ -154,7 +140,7 @@ def test_turned_photo_gives_turned_orientation():
 
 
 def test_extend_from_squares_learns_confirmed_tiles():
-    boards = known_boards()
+    boards = game_boards()
     from vision.locate import locate_board
     from vision.rectify import rectify
 
@@ -174,7 +160,7 @@ def test_extend_from_squares_learns_confirmed_tiles():
 
 def test_profile_of_an_earlier_version_still_loads_and_reads(tmp_path):
     # Written as profiles were before blurs and glyph formats: glyphs and labels only.
-    boards = known_boards()
+    boards = game_boards()
     from vision.letters import boxed
     from vision.locate import locate_board
     from vision.rectified import glyphs_of, rectify_with_margin
@@ -231,7 +217,7 @@ def test_samples_keep_their_blurs_and_features(tmp_path):
 
 
 def test_extend_learns_each_tile_under_blurs_too():
-    boards = known_boards()
+    boards = game_boards()
     profile = Profile(tileset="de")
     report = profile.extend(photo(3), boards[3])
     as_photographed = profile.blurs.count(AS_PHOTOGRAPHED)
@@ -245,7 +231,7 @@ def test_extend_learns_each_tile_under_blurs_too():
 def test_a_tile_found_misread_after_it_was_learnt_is_renamed_in_the_profile():
     # Real game, move 2: V(I)TEN.  Say the V had been confirmed as a U and learnt so; when the
     # misread is found, every sample that tile gave (as photographed and blurred) is renamed.
-    boards = known_boards()
+    boards = game_boards()
     from vision.locate import locate_board
     from vision.rectify import rectify
 

@@ -12,23 +12,11 @@ import numpy as np
 import pytest
 
 from scorer.squares import Square
-from tests.real_photos import JHEIDEL, labelled_boards
+from tests.real_photos import GAME, JHEIDEL, game_boards, labelled_boards
 from tilecam.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
-GAME = SHARED / "data" / "photos" / "scrabscrap-game01"
-
-
-def known_boards() -> dict[int, list[str]]:
-    if not GAME.is_dir():
-        pytest.skip(f"real photos not available: {GAME} is missing")
-    boards = {}
-    text = (GAME / "boards_after_each_move.txt").read_text("utf-8")
-    for section in text.split("## after move ")[1:]:
-        lines = section.splitlines()
-        boards[int(lines[0].split()[0])] = lines[1:16]
-    return boards
 
 
 def as_read(rows: list[str]) -> list[str]:
@@ -36,7 +24,7 @@ def as_read(rows: list[str]) -> list[str]:
 
 
 def test_calibrate_then_read_json(tmp_path, capsys):
-    boards = known_boards()
+    boards = game_boards()
     pairs = []
     for n in (9, 21):
         board_file = tmp_path / f"board-{n}.txt"
@@ -64,7 +52,7 @@ def test_calibrate_then_read_json(tmp_path, capsys):
 
 
 def test_read_plain_uncalibrated(capsys):
-    boards = known_boards()
+    boards = game_boards()
     assert main(["read", str(GAME / "image-8.jpg"), "--tileset", "de"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 15 and all(len(line) == 15 for line in lines)

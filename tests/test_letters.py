@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import cv2
 import numpy as np
 import pytest
 
+from tests.real_photos import GAME, game_boards
 from vision import glyphs
 from vision.glyphs import BLANK, GLYPH_PX, crop_margin_px, extract_glyph
 from vision.letters import AS_PHOTOGRAPHED, BLURS, BOXED, Blur, LetterClassifier, boxed, features
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-GAME = SHARED / "data" / "photos" / "scrabscrap-game01"
 S = 48
 M = crop_margin_px(S)
 
@@ -146,16 +143,10 @@ def test_empty_classifier_and_bad_input():
 
 
 def _real_frame(n: int):
-    if not GAME.is_dir():
-        pytest.skip(f"real photos not available: {GAME} is missing")
     from vision.locate import locate_board
     from vision.rectified import glyphs_of, rectify_with_margin
 
-    boards = {}
-    text = (GAME / "boards_after_each_move.txt").read_text("utf-8")
-    for section in text.split("## after move ")[1:]:
-        lines = section.splitlines()
-        boards[int(lines[0].split()[0])] = lines[1:16]
+    boards = game_boards()
     image = cv2.imread(str(GAME / f"image-{n}.jpg"))
     rectified = rectify_with_margin(image, locate_board(image).corners)
     squares = [(r, c) for r in range(15) for c in range(15) if boards[n][r][c] != "."]

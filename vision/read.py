@@ -41,7 +41,7 @@ from __future__ import annotations
 import bisect
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import cv2
@@ -62,7 +62,7 @@ from vision.deblur import deblurred_for_letters
 from vision.glyphs import BLANK, Glyph, GlyphFinder, crop_margin_px
 from vision.huge_pages import use_huge_pages
 from vision.letter_choice import like_a_letter, read_letters
-from vision.letters import LetterClassifier
+from vision.letters import LetterClassifier, LetterGuess
 from vision.locate import check_corners, locate_board
 from vision.missed_letters import (
     FEW_TILES,
@@ -99,6 +99,36 @@ if TYPE_CHECKING:
 #: had 0.49 % of their squares wrong after the word check (calibrated), the others 0.06 %;
 #: 24 of the 27 photos smeared that far by the camera's motion are warned of.
 MOTION_WARNING = 0.15
+
+
+#: Confidence, at most, of what a photo blurred beyond :data:`MOTION_WARNING` shows only by
+#: another reader's word (see :func:`sure_as_the_glyphs`): named unsure.
+BLURRED_UNSURE = 0.25
+
+
+def sure_as_the_glyphs(guesses: Sequence[LetterGuess]) -> list[LetterGuess]:
+    """The letters of a photo blurred beyond :data:`MOTION_WARNING`, each sure only where the
+    classifier finds its glyph likeliest to be that letter: a letter named against the
+    classifier's likeliest (Tesseract's, or one with marks seen above it), or a face showing no
+    letter, is no surer than :data:`BLURRED_UNSURE`.
+
+    Under such a blur Tesseract is sure of letters it cannot see (on real photos smeared by a
+    fifth of a square: an R read N, a D read O, an Ö read O, with confidence 0.64 to 0.99),
+    dots smear into a letter or out of it, and a letter can vanish into its face (an E read a
+    blank, sure).  Where the classifier and Tesseract read the same letter, each from a glyph
+    of its own, their agreement stands.  Which tiles there are is decided before, on the
+    readers' word: only what is reported sure changes, and the rest is named unsure for the
+    players to check.
+
+    >>> sure_as_the_glyphs([LetterGuess("O", 0.98, None, ("Ö", "O"), (0.62, 0.61)),
+    ...                     LetterGuess("E", 0.9, None, ("E", "F"), (0.65, 0.6)),
+    ...                     LetterGuess(BLANK, 1.0)])  # doctest: +ELLIPSIS
+    [LetterGuess(letter='O', confidence=0.25, ...), LetterGuess(letter='E', confidence=0.9, ...),
+     LetterGuess(letter='?', confidence=0.25, ...)]
+    """
+    return [guess if guess.letter != BLANK and guess.likeliest[:1] == (guess.letter,)
+            else replace(guess, confidence=min(guess.confidence, BLURRED_UNSURE))
+            for guess in guesses]
 
 
 #: :func:`vision.locate.check_corners` score below which a profile's fixed-camera corners are
@@ -466,6 +496,11 @@ def read_board(
         for index in reread_unsure(upright, SQUARE_PX, crop_margin_px(SQUARE_PX), squares,
                                    guesses, classifier, UNSURE_SHOWN):
             sources[index] = "reblurred"
+    if deblurred is not None and deblurred.motion_squares >= MOTION_WARNING:
+        # What is reported sure; which tiles there are was decided on the readers' word.
+        guesses = [guess if source == "reblurred" else sure
+                   for guess, sure, source in zip(guesses, sure_as_the_glyphs(guesses), sources,
+                                                  strict=True)]
     confidence[hidden | beside] = np.minimum(confidence[hidden | beside], UNSURE)
     rows = [["."] * SIZE for _ in range(SIZE)]
     for (r, c), guess in zip(squares, guesses, strict=True):

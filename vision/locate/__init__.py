@@ -59,8 +59,13 @@ stronger than the noise, but longer (closer too, where the squares were too smal
 even that finds none, the next pools the cells of every mask tried at the first
 resolution and keeps those that two masks agree on: each mask keeps a few squares and as
 many specks of noise, but the squares are the same in every mask and the specks are not.
-The very last looks past the lines altogether, at the premium squares' red and blue: on a
-colour photo, the layout is matched to the blobs of those colours (:func:`_premium_look`).
+The very last two look farthest away, along strokes (a camera moved while the shutter was
+open smears the lines wider than the line filter picks out at every nearer resolution; at a
+third of the first, the smear is thin again), and past the lines altogether, at the premium
+squares' red and blue: on a colour photo, the layout is matched to the blobs of those colours
+(:func:`_premium_look`); of the two, the placement that fits the photo better is kept.  The
+farthest look is also one of the other looks asked about a doubtful placement (step 8), of
+which the one fitting the photo best is taken.
 
 >>> import numpy as np
 >>> locate_board(np.zeros((120, 160, 3), np.uint8))  # doctest: +ELLIPSIS

@@ -16,8 +16,10 @@ from vision.locate.placement import _photo_corners, _place
 from vision.locate.premium_look import _premium_look
 from vision.locate.search import (
     _FAR_SHORT_OF_WINDOW,
+    _best_fitting,
     _confirmed_placement,
     _farther_placement,
+    _farthest_placement,
     _search,
     _second_opinion,
 )
@@ -47,10 +49,12 @@ def locate_board(image: np.ndarray, quality: bool = True,
         placement = _second_opinion(looks, attempt, placement)
     else:
         # No look found a lattice: the last ones, on the squares that several looks agree
-        # on, then on the premium squares' colours.
+        # on, then farthest along strokes or on the premium squares' colours.
         agreed = _agreed_look(image, grey, first_seen)
         if agreed is None:
-            agreed = _premium_look(image)
+            # Both last looks can place a board the other cannot (the premium squares under
+            # tiles, the lines smeared): the one that fits the photo better.
+            agreed = _best_fitting(image, [_farthest_placement(looks), _premium_look(image)])
         if agreed is None:
             if attempt.cells_found < _MIN_LATTICE_CELLS:
                 raise BoardNotFound(

@@ -16,6 +16,11 @@ from vision.locate.line_response import _STROKE_GAINS, _along_strokes, _line_mas
 WORK_LONG_SIDE = 1024
 #: Working resolution of the second look at a blurred photo, relative to the first.
 _FARTHER = 0.6
+#: ... and of the last look along strokes, where every nearer look found no board: a camera
+#: moved by a fifth of a square while the shutter was open smears a line over eight to ten
+#: pixels at the first resolution, wider than the hat filter picks out; at a third of it the
+#: smear is three, and the squares still twenty pixels a side on a board filling the photo.
+_FARTHEST = 0.35
 #: A lattice of this many empty squares needs no second try without noise specks, nor a second
 #: look in colour.
 _ENOUGH_CELLS = 24

@@ -14,6 +14,7 @@ from vision.locate.location import BoardNotFound
 from vision.locate.looks import (
     _ENOUGH_CELLS,
     _FARTHER,
+    _FARTHEST,
     _MIN_WORK_SQUARE_PX,
     WORK_LONG_SIDE,
     _Attempt,
@@ -86,6 +87,36 @@ def _search(looks: _Looks) -> tuple[_Attempt, list[_MaskCells]]:
         if len(stroked.lattice.members) > len(attempt.lattice.members):
             attempt = stroked
     return attempt, first_seen
+
+
+def _best_fitting(image: np.ndarray, placements: list[_Placement | None]) -> _Placement | None:
+    """Of the placements given (None: a look that placed nothing), the one that fits the photo
+    best (:func:`_placement_score`, lines seen plus premium layout matched); None if none."""
+    placed = [placement for placement in placements if placement is not None]
+    if not placed:
+        return None
+    scores = [sum(_placement_score(image, placement)) for placement in placed]
+    return placed[int(np.argmax(scores))]
+
+
+def _farthest_placement(looks: _Looks) -> _Placement | None:
+    """The grid placed by the look farthest away along strokes, where its lattice holds
+    enough squares large enough to be told apart; else None.
+
+    A last look, after the squares that several looks agree on: motion blur (the camera moved
+    by a fifth of a square while the shutter was open) smears the grid's thin lines wider than
+    the line filter picks out at every nearer resolution, and on a board nearly full the few
+    empty squares left are then found by no look; farthest, the smear is thin again and the
+    lines' length tells them from the noise.
+    """
+    farthest = looks.attempt(False, int(WORK_LONG_SIDE * _FARTHEST), along_strokes=True)
+    if (len(farthest.lattice.members) < _MIN_LATTICE_CELLS
+            or farthest.square_px < _MIN_WORK_SQUARE_PX / 2):
+        return None
+    try:
+        return _place(looks.image, farthest)
+    except BoardNotFound:
+        return None
 
 
 #: Steps between lines (of the window's 2 x 15) that the lines seen may miss before the lattice
@@ -262,12 +293,13 @@ def _second_opinion(looks: _Looks, attempt: _Attempt, placement: _Placement) -> 
     """``placement`` (of ``attempt``'s lattice), or, where it is doubtful (its lines seen
     worse than :data:`_DOUBTFUL_LINES` or its premium squares not where the layout has them,
     :data:`_DOUBTFUL_PREMIUM`), the placement of another look at the photo (grey and colour at
-    the first resolution, grey farther and closer, grey along strokes, the premium squares'
-    colours: :func:`_premium_look`) that puts the grid elsewhere (:data:`_OPINION_APART`) and
-    fits the photo clearly better (lines seen plus premium layout matched, by
-    :data:`_OPINION_MARGIN`).  Where it is not doubtful, the looks already made that found
-    more empty squares than ``attempt`` are asked the same: squares too small at first call
-    for a closer look, which wins with fewer squares and can find a wrong lattice.
+    the first resolution, grey farther and closer, grey along strokes, nearer and farthest,
+    the premium squares' colours: :func:`_premium_look`) that puts the grid elsewhere
+    (:data:`_OPINION_APART`) and fits the photo clearly better (lines seen plus premium
+    layout matched, by :data:`_OPINION_MARGIN`).  Where it is not doubtful, the looks
+    already made that found more empty squares than ``attempt`` are asked the same: squares
+    too small at first call for a closer look, which wins with fewer squares and can find a
+    wrong lattice.
 
     The search stops at the first look whose lattice holds enough squares, and where few of
     the empty squares are found (light lines, blurred, among noise) their lattice can bend:
@@ -291,6 +323,10 @@ def _second_opinion(looks: _Looks, attempt: _Attempt, placement: _Placement) -> 
         if max(grey.shape) > WORK_LONG_SIDE:
             wanted.append((False, 2 * WORK_LONG_SIDE, False))
         wanted.append((False, WORK_LONG_SIDE, True))
+        # Farthest, along strokes: a camera's motion smears the lines wider than the line
+        # filter picks out nearer, and a lattice found there among the few squares still
+        # seen can bend.
+        wanted.append((False, int(WORK_LONG_SIDE * _FARTHEST), True))
         others: list[_Attempt | None] = [looks.attempt(*look) for look in wanted]
         # The very last look's placement too (None stands for it): the premium squares can
         # place a board whose lines, smeared, no look finds enough of.
@@ -302,7 +338,10 @@ def _second_opinion(looks: _Looks, attempt: _Attempt, placement: _Placement) -> 
                   if len(made.lattice.members) > members]
         if not others:
             return placement
-    best, best_score = placement, lines + premium
+    # The best fit of those clearly better than the doubtful placement, not the first found
+    # clearly better than the one before: a look that fits a little better than a bent grid
+    # would otherwise stand against one that fits best.
+    best, best_score, enough = placement, lines + premium, lines + premium + _OPINION_MARGIN
     corners = _photo_corners(placement)
     side = _square_side(corners)
     for other in others:
@@ -321,7 +360,7 @@ def _second_opinion(looks: _Looks, attempt: _Attempt, placement: _Placement) -> 
         if apart <= _OPINION_APART:
             continue
         score = sum(_placement_score(image, placed))
-        if score > best_score + _OPINION_MARGIN:
+        if score > enough and score > best_score:
             best, best_score = placed, score
     return best
 
