@@ -48,7 +48,9 @@ photos of a German game, one after each move, and its record), as ``tilecam repl
 list): as is; with a synthetic hand pasted into three photos (drawn from ``--real-seed``)
 inserted as extra photos; the same three hand photos replacing their move's photo; three photos
 with a finger on a tile near the edge; two photos left out (never the exchange's, move 15, the
-photo before it, nor the last).  Counted the same way.
+photo before it, nor the last); held by hand: every photo from a camera turned by up to 5
+degrees its own way, three of them smeared by the camera's motion (0.12 to 0.2 of a square,
+``bench/eval_real_views.py``'s ``shaken``).  Counted the same way.
 
 Usage: ``.venv/bin/python bench/eval_stills.py [--games 20] [--first-seed 1] [--seeds 3,7]
 [--size 1280x960] [--hands 2] [--fingers 1] [--missing 1] [--duplicates 1] [--no-profile]
@@ -78,8 +80,9 @@ import cv2
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+for folder in (REPO, REPO / "bench"):
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
 
 from pipeline import Pipeline, RecordAnswers  # noqa: E402
 from scorer.game import Event, EventKind, Game  # noqa: E402
@@ -507,13 +510,47 @@ def real_variants(seed: int) -> list[tuple[str, list[Still], int]]:
     fingered = [fingers.get(n, as_is[n - 1]) for n in range(1, 28)]
     without = [s for s in as_is if s.turn not in left_out]
     covers = ", ".join(f"{n} {sides[n]} ({100 * hands[n].cover:.0f} %)" for n in chosen)
+    held, shaken = held_by_hand(photos, corners, rng)
     return [
         ("as is", as_is, 0),
         (f"hands inserted: photos {covers}", inserted, 0),
         (f"hands replacing photos {chosen}", replaced, 0),
         (f"finger on a tile in photos {sorted(fingers)}", fingered, 0),
         (f"photos {left_out} left out", without, 2),
+        (f"held by hand, photos {shaken} smeared", held, 0),
     ]
+
+
+#: A phone held by hand over the real game: each photo's camera turned by up to this many
+#: degrees about either axis, ...
+HELD_DEGREES = 5.0
+#: ... and this many photos smeared by the camera's motion, by this much (squares).
+HELD_SHAKEN = 3
+HELD_SMEAR = (0.12, 0.2)
+
+
+def held_by_hand(photos: dict[int, np.ndarray], corners: np.ndarray,
+                 rng: np.random.Generator) -> tuple[list[Still], list[int]]:
+    """game01's photos as a phone held by hand after each move would take them: each from a
+    camera turned its own way (:data:`HELD_DEGREES`), and :data:`HELD_SHAKEN` of them (never
+    the exchange's, move 15, nor the photo before it) blurred by the camera's motion
+    (:data:`HELD_SMEAR`, any direction); and which were blurred."""
+    from eval_real_views import camera_turned
+
+    from vision.letters import Blur
+
+    square_px = float(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1).mean()) / 15
+    allowed = [n for n in range(1, 28) if n not in GAME_UNSEEN]
+    shaken = sorted(int(n) for n in rng.choice(allowed, HELD_SHAKEN, replace=False))
+    stills = []
+    for n in range(1, 28):
+        pitch, yaw = rng.uniform(-HELD_DEGREES, HELD_DEGREES, 2)
+        image = camera_turned(photos[n], float(pitch), float(yaw))
+        if n in shaken:
+            blur = Blur(motion=float(rng.uniform(*HELD_SMEAR)), angle=float(rng.uniform(0, 180)))
+            image = blur.apply(image, square_px)  # type: ignore[arg-type]
+        stills.append(Still(image, n))
+    return stills, shaken
 
 
 def run_real(seed: int, limit: float = 60.0) -> list[Outcome]:

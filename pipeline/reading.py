@@ -112,7 +112,7 @@ class ReadingSteps:
     def _read(self, event: Any) -> None:
         from vision.letter_choice import read_letters
         from vision.orientation import find_orientation
-        from vision.rectified import glyphs_of, inner, occupancy_of, rectify_with_margin
+        from vision.rectified import glyphs_of_frame, inner, occupancy_of, rectify_with_margin
 
         started = _time.perf_counter()
         rectified = rectify_with_margin(event.frame, event.corners)
@@ -127,9 +127,9 @@ class ReadingSteps:
             event_squares = self.tracker.to_upright(event.squares)
         else:
             event_squares = event.squares
-        upright = np.rot90(rectified, self.orientation)
         squares = [Square(int(r), int(c)) for r, c in event_squares]
-        glyphs = glyphs_of(upright, [(sq.row, sq.col) for sq in squares])
+        glyphs = glyphs_of_frame(event.frame, event.corners, [(sq.row, sq.col) for sq in squares],
+                                 self.orientation)
         # With a word list the classifier reads first, and Tesseract (a few hundred
         # milliseconds a call) only runs at commit if the words as read are not all valid.
         deferred = self.lexicon is not None and classifier is not None and len(classifier) > 0

@@ -17,8 +17,6 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from pipeline.reports import Question
 from scorer.board import Board
 from scorer.rules import move_splits
@@ -115,7 +113,7 @@ class SeveralMovesSteps:
         Such a photo takes a hand for tiles where it lies, and a later move may go where the
         hand was: the letter tells a tile from a hand."""
         from vision.letter_choice import read_letters
-        from vision.rectified import glyphs_of, rectify_with_margin
+        from vision.rectified import glyphs_of_frame
 
         shown: set[Square] = set()
         for view in self._set_aside_views:
@@ -124,9 +122,8 @@ class SeveralMovesSteps:
                              and self._letter_read(sq) not in ("", BLANK))
             if not squares or view.frame is None:
                 continue
-            upright = np.rot90(rectify_with_margin(view.frame, view.corners),
-                               self.orientation or 0)
-            glyphs = glyphs_of(upright, [(sq.row, sq.col) for sq in squares])
+            glyphs = glyphs_of_frame(view.frame, view.corners,
+                                     [(sq.row, sq.col) for sq in squares], self.orientation or 0)
             classifier = self._classifier()
             # Tesseract only where no classifier reads (a few hundred milliseconds a call).
             known = classifier is not None and len(classifier) > 0
