@@ -1,5 +1,6 @@
-"""A lamp's reflection over a few dozen squares of a board with few tiles: the glare's look must
-not pass for the tiles' face (``vision.missed_letters.faces_by_letters``)."""
+"""A lamp's reflection over a few dozen squares of a board: the glare's look must not pass for
+the tiles' face (``vision.missed_letters.faces_by_letters``), and a tile it lightens beside a
+blank must still be looked for (``vision.missed_letters.missed_tiles``)."""
 
 from __future__ import annotations
 
@@ -57,3 +58,22 @@ def test_tiles_beyond_the_glare_are_as_bright_as_their_neighbours():
     invented = [(r, c) for r in range(15) for c in range(15)
                 if known[r][c] == "." and reading.board[r][c] != "."]
     assert invented == []
+
+
+def test_a_tile_beside_a_blank_under_glare_is_looked_for():
+    """jheidel 164035 (P above the blank of ?AN, then O Z A down) with a reflection over the
+    squares above the word: the P's face, lightened as much as the board's, was taken for an
+    empty square, and no lettered tile lay beside it to look for a missed tile from (only the
+    blank), so it was read empty and sure.  A face showing no letter beside a lettered tile is
+    a tile too: the P is found from it."""
+    name = "IMG_20141025_164035.jpg"
+    image = real_photo(JHEIDEL / name)
+    corners = read_board(image, None, "en").corners
+    seen = glared(image, corners, (10.86, 3.9), (2.0, 3.5), 1.69, 0.8)
+    reading = read_board(seen, None, "en")
+    known = known_board(name)
+    assert known[6][11] == "P" and known[7][11] == "?"
+    missed = [(r, c) for r in range(15) for c in range(15)
+              if known[r][c] != "." and reading.board[r][c] == "."]
+    assert missed == []
+

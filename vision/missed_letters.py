@@ -225,16 +225,23 @@ def missed_tiles(
     occupied: np.ndarray, turns: int,
     like_a_letter: Callable[[list[Glyph]], np.ndarray] | None = None,
 ) -> list[tuple[tuple[int, int], Glyph]]:
-    """Squares taken for empty, beside a lettered tile, that show a letter of the tiles' size
-    in their middle, on a face at least about as bright as the tiles' faces, with that letter
-    (squares in the upright board's terms, like ``squares``).  On a premium square the letter
-    may be its label's: there it must be ``like_a_letter`` (without it, premium squares are
-    left alone).  With ``like_a_letter``, squares that glare has clipped to white are looked at
-    once more with their contrast raised to a letter's (:func:`_washed_letters`)."""
+    """Squares taken for empty, beside a lettered tile or a face showing no letter beside
+    one (a blank in its word), that show a letter of the tiles' size in their middle, on a
+    face at least about as bright as the tiles' faces, with that letter (squares in the
+    upright board's terms, like ``squares``).  On a premium square the letter may be its
+    label's: there it must be ``like_a_letter`` (without it, premium squares are left alone).
+    With ``like_a_letter``, squares that glare has clipped to white are looked at once more
+    with their contrast raised to a letter's (:func:`_washed_letters`)."""
     shown = [(sq, g) for sq, g in zip(squares, glyphs, strict=True) if g is not None]
     if len(shown) < 3:
         return []
-    lettered = [square for square, _ in shown]
+    lettered = {square for square, _ in shown}
+    # A face showing no letter beside a lettered tile is a blank in its word, or a tile whose
+    # letter glare washed out: a tile missed beside it is as likely as beside a lettered one
+    # (a P above a blank under a lamp's glare, its face lightened as much as the board's, was
+    # read as an empty square with no tile beside it to look from).
+    seeds = sorted(lettered) + [square for square, glyph in zip(squares, glyphs, strict=True)
+                                if glyph is None and beside_any(square, lettered)]
     # The letters' height and the faces' brightness from the lettered squares that are plain,
     # where there are enough: under glare, a premium square's label shows print that passes
     # for a letter, smaller than a tile's, on a square brighter than the tiles outside the
@@ -253,8 +260,8 @@ def missed_tiles(
     # no tile beside it is a neighbour's seen by parallax, or a mark on the board.  Tiles
     # missed together (a patch of glare) are found from the edge in: each one found lets its
     # neighbours be looked at.
-    while lettered:
-        empty = free_beside(free, lettered)
+    while seeds:
+        empty = free_beside(free, seeds)
         free &= ~taken_squares(empty)  # each square looked at once
         brightness = finder.face_brightness(empty, turns)
         light_of = dict(zip(empty, brightness.tolist(), strict=True))
@@ -286,8 +293,8 @@ def missed_tiles(
                       if not like}
             new = [(square, glyph) for square, glyph in new if square not in labels]
         missed += new
-        lettered = [square for square, _ in new]
-        found_light.update((square, light_of[square]) for square in lettered)
+        seeds = [square for square, _ in new]
+        found_light.update((square, light_of[square]) for square in seeds)
     return sorted(missed)
 
 
