@@ -1,12 +1,14 @@
 """A lamp's reflection over a few dozen squares of a board: the glare's look must not pass for
-the tiles' face (``vision.missed_letters.faces_by_letters``), and a tile it lightens beside a
-blank must still be looked for (``vision.missed_letters.missed_tiles``)."""
+the tiles' face (``vision.missed_letters.faces_by_letters``), a tile it lightens beside a blank
+must still be looked for (``vision.missed_letters.missed_tiles``), and tiles it leaves with
+neither colour nor letter to go by must not be read empty for sure (``vision.occupancy``)."""
 
 from __future__ import annotations
 
 import cv2
 import numpy as np
 
+from scorer.squares import Square
 from tests.real_photos import JHEIDEL, known_board, real_photo
 from vision.read import read_board
 
@@ -77,3 +79,21 @@ def test_a_tile_beside_a_blank_under_glare_is_looked_for():
               if known[r][c] != "." and reading.board[r][c] == "."]
     assert missed == []
 
+
+def test_tiles_under_glare_showing_no_letter_are_not_read_empty_for_sure():
+    """jheidel 164048 (blurred by the camera's motion) with a reflection over the word RIEA
+    across and RSSEVD down: colour cannot tell their faces from the bleached board, and the
+    blur leaves their letters no deeper than the board's print.  They were read empty with
+    confidence 1; such squares are now named as squares that may hold a tile."""
+    name = "IMG_20141025_164048.jpg"
+    image = real_photo(JHEIDEL / name)
+    corners = read_board(image, None, "en").corners
+    seen = glared(image, corners, (5.48, 8.73), (2.0, 3.5), 0.71, 0.8)
+    reading = read_board(seen, None, "en")
+    known = known_board(name)
+    word_across = [(7, c) for c in range(4, 8)]
+    assert "".join(known[r][c] for r, c in word_across) == "RIEA"
+    maybe = set(reading.maybe_tiles())
+    for r, c in word_across:
+        square = Square(r, c).name
+        assert reading.board[r][c] != "." or square in maybe, square

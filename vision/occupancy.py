@@ -377,6 +377,11 @@ _GLARE_MIN = 0.15
 _GLARE_LETTER_SHARE = 0.5
 #: Confidence of a decision that the glare test changed.
 GLARE_CONFIDENCE = 0.75
+#: Confidence at most of an empty square under glare that colour cannot tell from a tile and
+#: whose ink, the glare taken off, reaches a letter's but not beyond its type's print: no more
+#: than the reading's unsure level (``vision.rectified.UNSURE``), so that it is named as a
+#: square that may hold a tile.
+GLARE_DOUBT = 0.5
 _GREY = np.array([0.114, 0.587, 0.299])
 
 
@@ -468,11 +473,12 @@ def _glare_decided(
     letter = _GLARE_LETTER_SHARE * float(median(ink[lettered]))
     to_empty = separable & flat & (empty_glare >= _GLARE_MIN) & (
         tile_off > 2 * empty_off + tile_spread) & (unglared_ink < letter)
-    to_tile = (
+    letter_under_glare = (
         ~flat & (np.minimum(empty_glare, tile_glare) >= _GLARE_MIN)
         & (tile_glare <= _GLARE_MAX) & (unglared_ink >= letter)
         & (tile_off <= empty_off + 4 * tile_spread)
     )
+    to_tile = letter_under_glare.copy()
     # Judged further only on the types of the squares that may change (seldom any): how far
     # empty squares without glare lie from their type's look (print, noise), which a glared
     # empty square lies no farther from its line than (a tile under glare, its colour pulled
@@ -488,9 +494,38 @@ def _glare_decided(
         centre, ink_spread = _median_spread(scaled_ink[empty][:, None])
         to_tile &= ~members | (scaled_ink > centre[0] + 2 * ink_spread[0])
     changed = (to_empty | to_tile).reshape(occupied.shape)
-    if not changed.any():
-        return occupied, confidence
-    return occupied ^ changed, np.where(changed, GLARE_CONFIDENCE, confidence)
+    tiles = occupied ^ changed
+    doubtful = _joined_to_play((letter_under_glare & ~to_tile).reshape(occupied.shape), tiles)
+    confidence = np.where(doubtful, np.minimum(confidence, GLARE_DOUBT), confidence)
+    return tiles, np.where(changed, GLARE_CONFIDENCE, confidence)
+
+
+_CENTRE = np.zeros((SIZE, SIZE), bool)
+_CENTRE[SIZE // 2, SIZE // 2] = True
+_CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+
+
+def _joined_to_play(doubtful: np.ndarray, tiles: np.ndarray) -> np.ndarray:
+    """Those of the ``doubtful`` squares (bool 15x15) joined, through one another, to one of
+    the ``tiles`` or to the centre square.
+
+    Colour cannot tell a square under glare from a tile there, and it shows a letter's depth
+    once the glare is taken off, but no more ink than its type's empty squares: neither look
+    speaks for it, and the empty square that the colour margin calls sure may be a tile (a
+    blurred word under a lamp, read empty with confidence 1).  A game's tiles join the centre
+    square and one another, so only a patch that reaches them or the centre can hold one; a
+    patch of glare apart from them is the bare board, and naming its squares would only ask
+    the user to check the board where no tile can be.
+
+    >>> doubtful = np.zeros((15, 15), bool); doubtful[7, 5:8] = doubtful[2, 2] = True
+    >>> np.argwhere(_joined_to_play(doubtful, np.zeros((15, 15), bool))).tolist()
+    [[7, 5], [7, 6], [7, 7]]
+    """
+    if not doubtful.any():
+        return doubtful
+    _, groups = cv2.connectedComponents(doubtful.astype(np.uint8), connectivity=4)
+    reaching = doubtful & ((cv2.dilate(tiles.astype(np.uint8), _CROSS) > 0) | _CENTRE)
+    return doubtful & np.isin(groups, np.unique(groups[reaching]))
 
 
 class OccupancyModel:
