@@ -129,7 +129,7 @@ class ReadingSteps:
             event_squares = event.squares
         squares = [Square(int(r), int(c)) for r, c in event_squares]
         glyphs = glyphs_of_frame(event.frame, event.corners, [(sq.row, sq.col) for sq in squares],
-                                 self.orientation)
+                                 self.orientation, rectified=rectified)
         # With a word list the classifier reads first, and Tesseract (a few hundred
         # milliseconds a call) only runs at commit if the words as read are not all valid.
         deferred = self.lexicon is not None and classifier is not None and len(classifier) > 0

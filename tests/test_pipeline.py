@@ -208,8 +208,8 @@ def readers(monkeypatch) -> Readers:
     monkeypatch.setattr(vision.rectified, "rectify_with_margin",
                         lambda frame, corners: np.zeros((8, 8, 3), np.uint8))
     monkeypatch.setattr(vision.rectified, "glyphs_of_frame",
-                        lambda frame, corners, squares, turns: [script.glyph(Square(r, c))
-                                                                for r, c in squares])
+                        lambda frame, corners, squares, turns, **_: [script.glyph(Square(r, c))
+                                                                     for r, c in squares])
     monkeypatch.setattr(vision.letter_choice, "read_letters", lambda glyphs, *_, **__: (
         [LetterGuess(*script.first[script.square_of(g.ink)]) for g in glyphs], []))
     return script

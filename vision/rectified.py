@@ -13,6 +13,7 @@ import numpy as np
 
 from scorer.squares import PREMIUM_LAYOUT
 from scorer.tiles import TileSet
+from vision.deblur import deblurred_for_letters
 from vision.glyphs import Glyph, GlyphFinder, crop_margin_px
 from vision.medians import percentile
 
@@ -85,21 +86,21 @@ def glyphs_of(
 
 def glyphs_of_frame(
     frame: np.ndarray, corners: np.ndarray, squares: list[tuple[int, int]], quarter_turns: int,
-    tileset: TileSet | None = None,
+    tileset: TileSet | None = None, rectified: np.ndarray | None = None,
 ) -> list[Glyph | None]:
     """The glyph (or None, a blank face) on each of ``squares`` (in the upright board's terms,
     the photo's grid turned counter-clockwise ``quarter_turns`` times) of the board at
     ``corners`` in a photo, found as :func:`vision.read.read_board` finds them: in the photo
     with its blur undone where one shows (:func:`vision.deblur.deblurred_for_letters`; a photo
     taken by hand while it moved smears a letter's thin strokes into its face, and the glyph
-    is lost), else in the photo as taken (:func:`glyphs_of`).  The blur is measured once, for
+    is lost), else in the photo as taken (:func:`glyphs_of`; ``rectified``, the photo's
+    :func:`rectify_with_margin` where the caller has made it).  The blur is measured once, for
     the squares of one move."""
-    from vision.deblur import deblurred_for_letters
-
     deblurred = deblurred_for_letters(frame, corners, SQUARE_PX)
     if deblurred is None:
-        return glyphs_of(np.rot90(rectify_with_margin(frame, corners), quarter_turns), squares,
-                         tileset=tileset)
+        if rectified is None:
+            rectified = rectify_with_margin(frame, corners)
+        return glyphs_of(np.rot90(rectified, quarter_turns), squares, tileset=tileset)
     # A restored picture is read as restored: smoothing it would undo what was restored.
     view = np.ascontiguousarray(np.rot90(
         rectify_with_margin(deblurred.grey, deblurred.corners), quarter_turns))
