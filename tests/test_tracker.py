@@ -3,6 +3,7 @@ withdrawal, and stills."""
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable
 from dataclasses import replace
@@ -22,6 +23,7 @@ from tracker import (
     TrackerConfig,
     in_one_line,
 )
+from vision.geometry import grid_to_image, project
 from vision.occupancy import OccupancyModel
 from vision.rectify import rectify
 
@@ -217,6 +219,25 @@ def test_stills_each_a_turn_and_a_repeat_is_no_placement(occupancy):
     assert events[-1].squares == ((6, 3), (6, 4))
     events = tracker.update(2, scene.frame()[1])
     assert [type(e) for e in events] == [NoPlacement]
+
+
+def test_a_grid_found_right_is_kept_as_found_and_one_square_off_is_moved(occupancy, caplog):
+    """A still's grid is registered against the tiles known to be on the board: the grid as
+    found where it fits them (it was logged as moved "one square off" every time), moved by a
+    square where that fits them better."""
+    scene = Scene(START, seed=9)
+    _, image = scene.frame()
+    tracker = Tracker(corners=scene.corners(), occupancy=occupancy, known=START, stills=True)
+    found = np.asarray(scene.corners(), np.float32)
+    with caplog.at_level(logging.INFO, logger="tracker.board_states"):
+        assert tracker._registered(image, found) is found
+        assert "square off" not in caplog.text
+        to_image = grid_to_image(found)
+        a_row_up = project(to_image, np.array([[0, 1], [15, 1], [15, 16], [0, 16]],
+                                              np.float64)).astype(np.float32)
+        moved = tracker._registered(image, a_row_up)
+        assert np.abs(moved - found).max() < 0.5
+        assert "grid found one square off (+0 across, -1 down)" in caplog.text
 
 
 def test_a_first_still_of_an_empty_board_is_no_turn(occupancy):

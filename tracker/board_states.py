@@ -648,7 +648,7 @@ class Tracker:
         if int(self.known.sum()) < 3:
             return corners
         to_image = grid_to_image(corners)
-        best, best_score = corners, -1.0
+        best, best_score, best_shift = corners, -1.0, (0, 0)
         for dy in (0, -1, 1):
             for dx in (0, -1, 1):
                 shifted = project(to_image, np.array(
@@ -662,9 +662,13 @@ class Tracker:
                     (occupied & ~self.known).sum()
                 ) * 0.5 - 0.1 * (dx != 0 or dy != 0)
                 if score > best_score:
-                    best, best_score = shifted, score
-        if best is not corners:
-            log.info("grid found one square off; moved to fit the known tiles")
+                    best, best_score, best_shift = shifted, score, (dx, dy)
+        if best_shift == (0, 0):
+            # The grid as found, not its copy projected back: it was never moved (the log
+            # said "one square off" of every grid found, right or not).
+            return corners
+        log.info("grid found one square off (%+d across, %+d down); moved to fit the known "
+                 "tiles", *best_shift)
         return best
 
     def _occupied(self, view: _View) -> np.ndarray:
