@@ -53,6 +53,15 @@ def game_boards() -> dict[int, list[str]]:
     return boards
 
 
+def as_read(rows: list[str]) -> list[str]:
+    """A known board as a reading shows it: a blank (its letter in lower case) as ``?``.
+
+    >>> as_read(["..aB."])
+    ['..?B.']
+    """
+    return ["".join("?" if ch.islower() else ch for ch in row) for row in rows]
+
+
 def real_photo(path: Path) -> np.ndarray:
     """The photo at ``path``; the test is skipped, saying so, where the photos are absent."""
     if not path.is_file():

@@ -12,15 +12,11 @@ import numpy as np
 import pytest
 
 from scorer.squares import Square
-from tests.real_photos import GAME, JHEIDEL, game_boards, labelled_boards
+from tests.real_photos import GAME, JHEIDEL, as_read, game_boards, labelled_boards
 from tilecam.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
-
-
-def as_read(rows: list[str]) -> list[str]:
-    return ["".join("?" if ch.islower() else ch for ch in row) for row in rows]
 
 
 def test_calibrate_then_read_json(tmp_path, capsys):

@@ -10,7 +10,7 @@ import numpy as np
 
 from scorer.squares import Square
 from tests.real_photos import JHEIDEL, known_board, real_photo
-from vision.read import read_board
+from vision.read import BoardReading, read_board
 
 
 def glared(image: np.ndarray, corners: np.ndarray, centre: tuple[float, float],
@@ -30,16 +30,24 @@ def glared(image: np.ndarray, corners: np.ndarray, centre: tuple[float, float],
     return np.clip(mixed, 0, 255).astype(np.uint8)
 
 
+def read_under_glare(name: str, centre: tuple[float, float], turn: float
+                     ) -> tuple[BoardReading, list[str]]:
+    """The jheidel photo ``name`` read with a lamp's reflection (half axes 2 and 3.5 squares,
+    80 % white at its middle) centred on ``centre`` (squares of its grid, found on the photo
+    as taken) and turned by ``turn`` radians; and the photo's known board."""
+    image = real_photo(JHEIDEL / name)
+    corners = read_board(image, None, "en").corners
+    seen = glared(image, corners, centre, (2.0, 3.5), turn, 0.8)
+    return read_board(seen, None, "en"), known_board(name)
+
+
 def test_glare_beside_a_few_tiles_is_not_taken_for_their_face():
     """jheidel 163953 (nine tiles) with a reflection over some 80 squares beside them: before,
     the glare's squares were taken for tiles showing no letter, the nine tiles read empty and
     letters invented on premium squares; the plain squares' letters now show the faces."""
     name = "IMG_20141025_163953.jpg"
-    image = real_photo(JHEIDEL / name)
-    corners = read_board(image, None, "en").corners
-    seen = glared(image, corners, (11.1, 7.6), (2.0, 3.5), 2.6, 0.8)
-    reading = read_board(seen, None, "en")
-    assert reading.board == known_board(name)
+    reading, known = read_under_glare(name, (11.1, 7.6), 2.6)
+    assert reading.board == known
     assert not any("showed no letter" in warning for warning in reading.warnings())
 
 
@@ -50,11 +58,7 @@ def test_tiles_beyond_the_glare_are_as_bright_as_their_neighbours():
     were read empty.  A tile is now as bright as the lettered tile beside it (light falls off
     smoothly), and they are read; nothing is read on the glare's empty squares."""
     name = "IMG_20141025_163939.jpg"
-    image = real_photo(JHEIDEL / name)
-    corners = read_board(image, None, "en").corners
-    seen = glared(image, corners, (8.31, 8.2), (2.0, 3.5), 1.456, 0.8)
-    reading = read_board(seen, None, "en")
-    known = known_board(name)
+    reading, known = read_under_glare(name, (8.31, 8.2), 1.456)
     assert [reading.board[row][4] for row in (10, 11, 12)] == ["E", "V", "D"]
     assert [known[row][4] for row in (10, 11, 12)] == ["E", "V", "D"]
     invented = [(r, c) for r in range(15) for c in range(15)
@@ -69,11 +73,7 @@ def test_a_tile_beside_a_blank_under_glare_is_looked_for():
     blank), so it was read empty and sure.  A face showing no letter beside a lettered tile is
     a tile too: the P is found from it."""
     name = "IMG_20141025_164035.jpg"
-    image = real_photo(JHEIDEL / name)
-    corners = read_board(image, None, "en").corners
-    seen = glared(image, corners, (10.86, 3.9), (2.0, 3.5), 1.69, 0.8)
-    reading = read_board(seen, None, "en")
-    known = known_board(name)
+    reading, known = read_under_glare(name, (10.86, 3.9), 1.69)
     assert known[6][11] == "P" and known[7][11] == "?"
     missed = [(r, c) for r in range(15) for c in range(15)
               if known[r][c] != "." and reading.board[r][c] == "."]
@@ -86,11 +86,7 @@ def test_tiles_under_glare_showing_no_letter_are_not_read_empty_for_sure():
     blur leaves their letters no deeper than the board's print.  They were read empty with
     confidence 1; such squares are now named as squares that may hold a tile."""
     name = "IMG_20141025_164048.jpg"
-    image = real_photo(JHEIDEL / name)
-    corners = read_board(image, None, "en").corners
-    seen = glared(image, corners, (5.48, 8.73), (2.0, 3.5), 0.71, 0.8)
-    reading = read_board(seen, None, "en")
-    known = known_board(name)
+    reading, known = read_under_glare(name, (5.48, 8.73), 0.71)
     word_across = [(7, c) for c in range(4, 8)]
     assert "".join(known[r][c] for r, c in word_across) == "RIEA"
     maybe = set(reading.maybe_tiles())

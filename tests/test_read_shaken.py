@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.real_photos import GAME, game_boards, real_photo
+from tests.real_photos import GAME, as_read, game_boards, real_photo
 from vision.letters import Blur
 from vision.read import UNSURE_SHOWN, read_board
 from vision.rectified import UNSURE
@@ -18,10 +18,6 @@ GAME_SQUARE_PX = 56.0
 def shaken(image: np.ndarray, length: float, angle: float) -> np.ndarray:
     """``image`` blurred by a straight motion ``length`` squares long in direction ``angle``."""
     return Blur(motion=length, angle=angle).apply(image, GAME_SQUARE_PX)  # type: ignore[arg-type]
-
-
-def as_read(rows: list[str]) -> list[str]:
-    return ["".join("?" if ch.islower() else ch for ch in row) for row in rows]
 
 
 def corners_apart(a: np.ndarray, b: np.ndarray) -> float:
