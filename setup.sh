@@ -28,9 +28,10 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 stamp=.venv/.tilecam-installed
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ constraints.txt -nt "$stamp" ]; then
     .venv/bin/python -m pip install -q --upgrade pip
-    .venv/bin/python -m pip install -q -e '.[test]'
+    # constraints.txt: the versions of the numerical libraries the figures were measured with.
+    .venv/bin/python -m pip install -q -c constraints.txt -e '.[test]'
     touch "$stamp"
 fi
 
