@@ -54,6 +54,20 @@ class InferenceSteps:
     A part of :class:`pipeline.Pipeline`: it shares the pipeline's state.
     """
 
+    def _no_close_rival(self, state: PendingTurn, tiles: dict[Square, str],
+                        square: Square) -> bool:
+        """Whether no letter but the one read on ``square`` that makes every word valid is
+        close to its glyph (:meth:`_close_here`; False when too many letters fit to list)."""
+        unknown = [sq for sq, t in tiles.items() if t == BLANK or sq == square]
+        trial = {sq: (BLANK if sq == square else t) for sq, t in tiles.items()}
+        limit = 4 * len(self.tileset.letters)
+        solutions = self._solve(self.game.board, trial, unknown, self.tileset.letters,
+                                limit=limit)
+        if len(solutions) >= limit:
+            return False
+        rivals = {solution[square] for solution in solutions} - {tiles[square]}
+        return not self._close_here(state, square, rivals)
+
     def _determined(self, tiles: dict[Square, str], square: Square) -> str | None:
         """The one letter that makes every word valid on ``square`` (blanks and unreadable
         tiles unknown too), or None when there is none or more than one."""
@@ -101,26 +115,39 @@ class InferenceSteps:
                 # Valid as read; but only a letter that no other letter could replace is
                 # confirmed (CAT misread as GAT is valid too).
                 confirmed = [sq for sq in unsure if self._determined(tiles, sq) == tiles[sq]]
+                # The word list chooses only between letters the glyph leaves close: where
+                # every other letter that fits is far from it (an I read unsure where A fits
+                # too), the letter stands as read.
+                kept = [sq for sq in unsure if sq not in confirmed
+                        and self._no_close_rival(state, tiles, sq)]
                 if blanks_left > len(blanks):
                     # A faceless blank can show a faint mark that reads as the very letter it
-                    # stands for: while blanks are unseen, which of the two is asked.
-                    maybe_blank += confirmed
-                    confirmed = []
+                    # stands for: while blanks are unseen, which of the two is asked, unless
+                    # the tile shows its point value beside the letter (no blank has one).
+                    maybe_blank += [sq for sq in confirmed + kept if not self._shows_value(sq)]
+                    confirmed = [sq for sq in confirmed if sq not in maybe_blank]
+                    kept = [sq for sq in kept if sq not in maybe_blank]
                 if confirmed:
                     notes.append("unsure letters confirmed by the dictionary (no other letter "
                                  "fits): " + ", ".join(f"{self.name(sq)} {tiles[sq]}"
                                                        for sq in confirmed))
-                unsure = [sq for sq in unsure if sq not in confirmed and sq not in maybe_blank]
+                if kept:
+                    notes.append("unsure letters kept as read (valid, and no letter like them "
+                                 "fits instead): " + ", ".join(f"{self.name(sq)} {tiles[sq]}"
+                                                               for sq in kept))
+                unsure = [sq for sq in unsure
+                          if sq not in confirmed and sq not in kept and sq not in maybe_blank]
                 if unsure:
                     solutions = []  # asked below, with the letters as read as the guess
             elif unsure:
                 trial = {sq: (BLANK if sq in unsure else t) for sq, t in tiles.items()}
                 solutions = self._solve(board, trial, blanks + unreadable + unsure, letters)
-            if len(solutions) == 1 and unsure and blanks_left > len(blanks):
-                maybe_blank += unsure  # the letter is settled, not whether it is a blank
-                for square in unsure:
+            faceless = [sq for sq in unsure if not self._shows_value(sq)]
+            if len(solutions) == 1 and faceless and blanks_left > len(blanks):
+                maybe_blank += faceless  # the letter is settled, not whether it is a blank
+                for square in faceless:
                     tiles[square] = solutions[0][square]
-                unsure = []
+                unsure = [sq for sq in unsure if sq not in faceless]
                 solutions = [{sq: v for sq, v in solutions[0].items() if sq not in maybe_blank}]
             if len(solutions) == 1:
                 settled = solutions[0]

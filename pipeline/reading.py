@@ -186,6 +186,15 @@ class ReadingSteps:
             self._reads[square].unchecked.discard(square)
 
 
+    def _shows_value(self, square: Square) -> bool:
+        """Whether the tile read on ``square`` shows a point value in its lower right corner,
+        as every lettered tile does and no blank (a blank's face is bare but for marks)."""
+        read = self._reads.get(square)
+        glyph = read.glyphs.get(square) if read is not None else None
+        digit = getattr(glyph, "digit", None)
+        return digit is not None and digit[0] > 0 and digit[1] > 0
+
+
     def _plausible_here(self, state: PendingTurn, square: Square, letter: str) -> bool:
         """Whether this turn's tile on ``square`` may be corrected to ``letter`` by the
         dictionary (see :meth:`_plausible`)."""

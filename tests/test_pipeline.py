@@ -179,11 +179,13 @@ class Readers:
         self.second_calls = 0
         #: what the glyph on a square looks like (see :func:`looks`), where it matters
         self.looks: dict[Square, np.ndarray] = {}
+        #: squares whose tile shows its point value in the lower right corner
+        self.values: set[Square] = set()
 
     def glyph(self, square: Square) -> Glyph:
         ink = np.array([[square.row, square.col]], np.uint8)
         shape = self.looks.get(square, np.zeros((GLYPH_PX, GLYPH_PX), np.float32))
-        return Glyph(shape, ink, 0.5)
+        return Glyph(shape, ink, 0.5, (0.35, 0.35) if square in self.values else None)
 
     @staticmethod
     def square_of(ink: np.ndarray) -> Square:
@@ -422,6 +424,50 @@ def test_a_confident_reading_is_changed_only_to_a_letter_the_glyph_could_be(read
     [report] = reports
     assert report.word == "JOKIR" and not pipeline.questions
     assert any("not in the word list: JOKIR" in n for n in report.notes), report.notes
+
+
+def learnt(readers: Readers, enable: Lexicon) -> tuple[Pipeline, dict[str, np.ndarray]]:
+    """A scripted pipeline whose classifier has learnt one made-up glyph per letter."""
+    shapes = looks()
+    profile = Profile(tileset="en")
+    profile.add_samples(np.stack(list(shapes.values())), list(shapes))
+    return scripted(readers, enable, profile=profile, learn=False), shapes
+
+
+@pytest.mark.parametrize("shows_value", [True, False])
+def test_an_unsure_letter_stands_where_no_letter_like_its_glyph_fits(readers, enable,
+                                                                     shows_value):
+    # BIT with its I read without confidence: BAT, BET, BOT and BUT are words too, but the
+    # glyph is the I the classifier learnt and like none of them, so the word list has nothing
+    # to choose between: the I stands.  A tile showing its point value is no blank; a bare one
+    # might be a blank with a mark, so that alone is asked.
+    pipeline, shapes = learnt(readers, enable)
+    square = Square.parse("H8")
+    readers.looks[square] = shapes["I"]
+    if shows_value:
+        readers.values.add(square)
+    reports = lay(pipeline, readers, "G8", [("B", 0.95), ("I", 0.4), ("T", 0.95)])
+    if shows_value:
+        [report] = reports
+        assert report.word == "BIT" and not pipeline.questions
+        assert any("kept as read" in n and "H8 I" in n for n in report.notes), report.notes
+        return
+    [question] = pipeline.pending
+    assert question.kind == "letter" and question.square == square
+    assert question.choices == ["I", "i"]
+
+
+def test_an_unsure_letter_is_asked_where_a_letter_like_its_glyph_fits_too(readers, enable):
+    # The glyph is a shade more the learnt A than the learnt I (read as I all the same): BAT
+    # and BIT are both words and the glyph leaves both close, so the players say which.
+    pipeline, shapes = learnt(readers, enable)
+    square = Square.parse("H8")
+    readers.looks[square] = 0.45 * shapes["I"] + 0.55 * shapes["A"]
+    readers.values.add(square)
+    assert lay(pipeline, readers, "G8", [("B", 0.95), ("I", 0.4), ("T", 0.95)]) == []
+    [question] = pipeline.pending
+    assert question.kind == "letter" and question.square == square
+    assert "without confidence" in question.prompt
 
 
 def test_a_correction_of_an_earlier_move_reaches_the_page(readers, enable, tmp_path):
