@@ -54,27 +54,20 @@ class InferenceSteps:
     A part of :class:`pipeline.Pipeline`: it shares the pipeline's state.
     """
 
-    def _no_close_rival(self, state: PendingTurn, tiles: dict[Square, str],
-                        square: Square) -> bool:
-        """Whether no letter but the one read on ``square`` that makes every word valid is
-        close to its glyph (:meth:`_close_here`; False when too many letters fit to list)."""
+    def _fitting_letters(self, tiles: dict[Square, str], square: Square,
+                         limit: int) -> tuple[set[str], bool]:
+        """The letters on ``square`` that make every word valid (blanks and unreadable tiles
+        unknown too), among at most ``limit`` assignments, and whether those were all."""
         unknown = [sq for sq, t in tiles.items() if t == BLANK or sq == square]
         trial = {sq: (BLANK if sq == square else t) for sq, t in tiles.items()}
-        limit = 4 * len(self.tileset.letters)
         solutions = self._solve(self.game.board, trial, unknown, self.tileset.letters,
                                 limit=limit)
-        if len(solutions) >= limit:
-            return False
-        rivals = {solution[square] for solution in solutions} - {tiles[square]}
-        return not self._close_here(state, square, rivals)
+        return {solution[square] for solution in solutions}, len(solutions) < limit
 
     def _determined(self, tiles: dict[Square, str], square: Square) -> str | None:
         """The one letter that makes every word valid on ``square`` (blanks and unreadable
         tiles unknown too), or None when there is none or more than one."""
-        unknown = [sq for sq, t in tiles.items() if t == BLANK or sq == square]
-        trial = {sq: (BLANK if sq == square else t) for sq, t in tiles.items()}
-        solutions = self._solve(self.game.board, trial, unknown, self.tileset.letters, limit=8)
-        letters = {solution[square] for solution in solutions}
+        letters, _ = self._fitting_letters(tiles, square, limit=8)
         return letters.pop() if len(letters) == 1 else None
 
 
@@ -114,12 +107,14 @@ class InferenceSteps:
             if unsure and solutions:
                 # Valid as read; but only a letter that no other letter could replace is
                 # confirmed (CAT misread as GAT is valid too).
-                confirmed = [sq for sq in unsure if self._determined(tiles, sq) == tiles[sq]]
+                fitting = {sq: self._fitting_letters(tiles, sq, limit=4 * len(letters))
+                           for sq in unsure}
+                confirmed = [sq for sq in unsure if fitting[sq][0] == {tiles[sq]}]
                 # The word list chooses only between letters the glyph leaves close: where
                 # every other letter that fits is far from it (an I read unsure where A fits
                 # too), the letter stands as read.
-                kept = [sq for sq in unsure if sq not in confirmed
-                        and self._no_close_rival(state, tiles, sq)]
+                kept = [sq for sq in unsure if sq not in confirmed and fitting[sq][1]
+                        and not self._close_here(state, sq, fitting[sq][0] - {tiles[sq]})]
                 if blanks_left > len(blanks):
                     # A faceless blank can show a faint mark that reads as the very letter it
                     # stands for: while blanks are unseen, which of the two is asked, unless
