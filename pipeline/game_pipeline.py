@@ -269,6 +269,7 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
                     break
                 if report is not NO_TURN:
                     out.append(report)
+                    out.extend(self._unseen_after(report))
                 continue
             event = self._queue.pop(0)
             if isinstance(event, MoveCommitted):
@@ -281,6 +282,7 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
                 break
             if report is not NO_TURN:
                 out.append(report)
+                out.extend(self._unseen_after(report))
         return out
 
 

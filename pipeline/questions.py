@@ -1,5 +1,6 @@
 """Questions for the players: asking, answering, a placement the rules refuse, a turn with no
-placement, a withdrawal; and a game record answering as the players would, for evaluation.
+placement, a withdrawal, a challenge no photo shows; and a game record answering as the players
+would, for evaluation.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pipeline.reports import NO_TURN, DeferredRefusal, MoveReport, PendingTurn, Question, note_once
-from scorer.game import Event, EventKind, GameError
+from scorer.game import ChallengeRule, Event, EventKind, GameError
 from scorer.squares import Square
 
 if TYPE_CHECKING:
@@ -21,6 +22,13 @@ log = logging.getLogger(__name__)
 #: The answer to a "no_placement" question saying the photo was no turn at all (the same board
 #: photographed twice).
 NOT_A_TURN = "no turn"
+
+#: What an answer source says happened after a play that no photo shows: the play was challenged
+#: and stood.  Alone, the game's challenge rule says what follows (double: the challenger loses
+#: the next turn; five or ten: the player gets the bonus; single: nothing); ``+N`` gives the
+#: bonus itself, ``lost-turn`` the lost turn.
+CHALLENGED = "challenged"
+LOST_TURN = "lost-turn"
 
 
 
@@ -185,6 +193,59 @@ class QuestionSteps:
         return report
 
 
+    def _unseen_after(self, report: MoveReport) -> list[MoveReport]:
+        """What happened at the table after a play that no photo shows, where the answer source
+        says (a replay's answers file or record, through its ``after_turn(turn)``): the play
+        was challenged and stood.  A bonus goes into the play's own report (a note and the
+        totals); a lost turn is a turn of its own, the challenger's."""
+        said = getattr(self.answers, "after_turn", None)
+        if said is None or report.kind != "play" or report.event is None:
+            return []
+        out: list[MoveReport] = []
+        for answer in said(report.turn):
+            out.extend(self._challenge_stood(report, answer))
+        return out
+
+
+    def _challenge_stood(self, report: MoveReport, answer: str) -> list[MoveReport]:
+        words = answer.split()
+        rule = self.game.rules.challenge
+        lost = bonus = None
+        if words[1:] == [LOST_TURN] or (len(words) == 1 and rule is ChallengeRule.DOUBLE):
+            lost = True
+        elif len(words) == 2 and words[1].lstrip("+").isdigit():
+            bonus = int(words[1].lstrip("+"))
+        elif len(words) == 1 and rule in (ChallengeRule.FIVE_POINT, ChallengeRule.TEN_POINT):
+            bonus = 0  # the rule's own
+        elif len(words) == 1:
+            report.notes.append(f"challenged, and the play stood (the {rule.value} challenge "
+                                "rule: nothing follows)")
+            return []
+        else:
+            report.notes.append(f"{answer!r} after turn {report.turn} not understood: "
+                                f"'{CHALLENGED}', '{CHALLENGED} +5' or "
+                                f"'{CHALLENGED} {LOST_TURN}'")
+            return []
+        challenged = f"the challenge of turn {report.turn}"
+        try:
+            if lost:
+                event = self.game.lose_turn(note=f"lost to {challenged}, which stood")
+            else:
+                event = self.game.challenge_bonus(bonus or None,
+                                                  note=f"{challenged}, which stood")
+        except GameError as exc:
+            report.notes.append(f"{answer!r} after turn {report.turn} refused: "
+                                f"{self.in_game_names(exc.message)}")
+            return []
+        if lost:
+            return [self._report("lost_turn", event, notes=[
+                f"lost to {challenged}: the play stood (said by the answers)"])]
+        report.notes.append(f"challenged, and the play stood: +{event.score} to "
+                            f"{self.game.players[event.player]} (said by the answers)")
+        report.totals = dict(zip(self.game.players, self.game.scores, strict=True))
+        return []
+
+
     def _no_placement(self) -> MoveReport | None:
         state = PendingTurn([], {}, [], [], [])
         self._set_aside_views = []  # what a photo set aside showed is no later move's
@@ -258,8 +319,9 @@ class RecordAnswers:
 
     The record stands in for the players: it is consulted only for the questions the pipeline
     asks, turn by turn (turn N of the pipeline is the record's N-th turn event), and answers as
-    the players would: the letter on a square, pass or exchange, or the placement.
-    ``consulted`` counts the questions it answered.
+    the players would: the letter on a square, pass or exchange, or the placement; and, after a
+    play, what no photo shows (:meth:`after_turn`).  ``consulted`` counts the questions it
+    answered.
     """
 
     def __init__(self, path: str | Path, *, lettered_rows: bool = False,
@@ -304,6 +366,24 @@ class RecordAnswers:
             self.consulted += 1
         return answer
 
+    def after_turn(self, turn: int) -> list[str]:
+        """What the record holds right after turn ``turn`` (a play) that no photo shows: a
+        challenge bonus (``challenged +5``), or the next turn lost by the challenger
+        (``challenged lost-turn``)."""
+        if not 1 <= turn <= len(self.turns) or self.turns[turn - 1].play is None:
+            return []
+        events = self.result.game.events
+        at = next(i for i, e in enumerate(events) if e is self.turns[turn - 1])
+        said = []
+        for event in events[at + 1:]:
+            if event.kind is not EventKind.CHALLENGE_BONUS:
+                break
+            said.append(f"{CHALLENGED} +{event.score}")
+        if turn < len(self.turns) and self.turns[turn].kind is EventKind.LOST_TURN:
+            said.append(f"{CHALLENGED} {LOST_TURN}")
+        self.consulted += len(said)
+        return said
+
     def _split(self, question: Question) -> str | None:
         """The choice whose moves are the record's next turns, square for square."""
         for choice, split in zip(question.choices, question.splits, strict=True):
@@ -340,7 +420,11 @@ class AnswerFile:
         turn 12 placement 8D FIRNS
         turn 14 split 2             # the second way offered (or the way's own text)
         question 17 pass            # by the question's number
+        turn 20 challenged          # turn 20's play was challenged and stood (no photo shows it)
 
+    ``challenged`` is what no question asks: the game's challenge rule says what follows (double:
+    the challenger loses the next turn; five or ten: the bonus), or the line says it:
+    ``turn 20 challenged +5``, ``turn 20 challenged lost-turn``.
     Squares are named as the game names them (``--lettered-rows``).  A question no line
     answers stays open (its best guess stands, marked unconfirmed).  ``unused()`` lists the
     lines no question asked for, so that a mistyped turn or square is not silently lost.
@@ -356,7 +440,7 @@ class AnswerFile:
     pipeline.questions.AnswerFileError: line 1: 'three' is not a turn number
     """
 
-    KINDS = ("blank", "letter", "placement", "no_placement", "split")
+    KINDS = ("blank", "letter", "placement", "no_placement", "split", CHALLENGED)
 
     def __init__(self, entries: list[tuple[int, str, tuple[object, ...], str]],
                  lettered_rows: bool = False) -> None:
@@ -404,6 +488,13 @@ class AnswerFile:
                                           f"SQUARE LETTER'")
                 square = _square_named(rest[0], lettered_rows, number)
                 rest = rest[1:]
+            if kind == CHALLENGED:
+                if rest not in ([], [LOST_TURN]) and not (
+                        len(rest) == 1 and rest[0].lstrip("+").isdigit()):
+                    raise AnswerFileError(
+                        f"line {number}: a challenge is 'turn N {CHALLENGED}', 'turn N "
+                        f"{CHALLENGED} +5' or 'turn N {CHALLENGED} {LOST_TURN}'")
+                rest = [CHALLENGED, *rest]
             if not rest:
                 raise AnswerFileError(f"line {number}: no answer given")
             entries.append((number, "turn", (int(words[1]), kind, square), " ".join(rest)))
@@ -422,6 +513,17 @@ class AnswerFile:
                 self.consulted += 1
                 return answer
         return None
+
+    def after_turn(self, turn: int) -> list[str]:
+        """The lines saying what happened after turn ``turn`` that no photo shows (a
+        challenge of its play that stood)."""
+        said = []
+        for line, by, key, answer in self.entries:
+            if by == "turn" and key[:2] == (turn, CHALLENGED):
+                self.used.add(line)
+                self.consulted += 1
+                said.append(answer)
+        return said
 
     def unused(self) -> list[int]:
         """Lines of the file that answered no question."""

@@ -74,7 +74,8 @@ class MoveReport:
 
     turn: int
     player: str
-    #: "play", "exchange", "pass", "withdrawn" or "unresolved" (no score could be given)
+    #: "play", "exchange", "pass", "withdrawn", "lost_turn" (to a challenge that failed) or
+    #: "unresolved" (no score could be given)
     kind: str
     position: str = ""
     word: str = ""
@@ -116,12 +117,17 @@ class MoveReport:
             what = f"{self.position} {self.word} withdrawn"
         elif self.kind == "unresolved":
             what = f"unresolved placement {self.word}".rstrip()
+        elif self.kind == "lost_turn":
+            what = "lost turn (challenge)"
         else:
             what = self.kind
         flag = "  (unconfirmed)" if self.unconfirmed else ""
         return f"{self.turn:>3}. {self.player:<10} {what:<28} {self.score:+4d}   {totals}{flag}"
 
 
+#: Answers a question (None: not answered).  A replay's answer source may also say what
+#: happened after a turn that no photo shows, with a method ``after_turn(turn) -> list[str]``
+#: (see :class:`pipeline.AnswerFile`).
 AnswerSource = Callable[[Question], "str | None"]
 
 

@@ -21,6 +21,8 @@ import pytest
 
 from pipeline import AnswerFile, AnswerFileError, Pipeline, Question, RecordAnswers
 from scorer.board import Board
+from scorer.game import EventKind, Game
+from scorer.gcg import Header, write_gcg
 from scorer.lexicon import Lexicon
 from scorer.movegen import generate_game
 from scorer.rules import move_splits
@@ -226,11 +228,87 @@ def test_an_answers_file_names_squares_as_the_game_does():
     ("turn 3 letter Z9 Q\n", "line 1: 'Z9' is not a square"),
     ("turn 3 placement\n", "line 1: no answer given"),
     ("question x pass\n", "line 1: 'x' is not a question number"),
+    ("turn 5 challenged twice\n", "line 1: a challenge is 'turn N challenged'"),
 ])
 def test_a_bad_answers_line_is_named(text, message):
     with pytest.raises(AnswerFileError) as caught:
         AnswerFile.parse(text)
     assert str(caught.value).startswith(message), str(caught.value)
+
+
+def test_an_answers_file_says_what_no_photo_shows_after_a_turn():
+    answers = AnswerFile.parse("turn 5 challenged\n"
+                               "turn 9 challenged +10\n"
+                               "turn 9 letter H8 Q\n"
+                               "turn 12 challenged lost-turn\n")
+    assert answers.after_turn(5) == ["challenged"]
+    assert answers.after_turn(9) == ["challenged +10"]
+    assert answers.after_turn(12) == ["challenged lost-turn"]
+    assert answers.after_turn(6) == []
+    # No question is a challenge: the lines answer none, and are used only when asked after.
+    assert answers(Question(1, 5, "no_placement", "?")) is None
+    assert answers.unused() == [3]
+
+
+def with_challenges(events: list, bonus_after: int | None, lost_after: int) -> Game:
+    """The record's turns replayed with two challenges that stood and that no photo shows: a
+    bonus to the player of turn ``bonus_after`` and, after turn ``lost_after``, the
+    challenger's turn lost (its player and every later one's swap)."""
+    game = Game(["Stefan", "Hanns"], "de")
+    for number, event in enumerate(events, start=1):
+        if event.kind is EventKind.PLAY:
+            game.place(dict(event.play.placement.tiles))
+        elif event.kind is EventKind.EXCHANGE:
+            game.exchange(event.tiles or event.count)
+        else:
+            game.pass_turn()
+        if number == bonus_after:
+            game.challenge_bonus(5)
+        if number == lost_after:
+            game.lose_turn()
+    return game
+
+
+@needs_game
+def test_challenges_no_photo_shows_are_taken_from_the_record(photos, tmp_path):
+    # A challenge that stood leaves the board as it was: a record holding a bonus and a lost
+    # turn answers for them after the turns they follow, and the moves after the lost turn
+    # go to the other player.
+    original = RecordAnswers(record(), lettered_rows=True, tileset="de").result.game.events
+    truth = with_challenges(original, bonus_after=5, lost_after=9)
+    path = tmp_path / "challenged.gcg"
+    path.write_text(write_gcg(truth, Header(description="game01 with two challenges"),
+                              lettered_rows=True), encoding="utf-8")
+    pipeline, reports = replayed(photos, RecordAnswers(path, lettered_rows=True,
+                                                       tileset="de"))
+    assert pipeline.game.scores == truth.scores
+    assert reports[9].kind == "lost_turn" and reports[9].player == "Hanns"
+    assert reports[10].player == "Stefan"
+    assert any("+5 to Stefan" in note for note in reports[4].notes), reports[4].notes
+    kinds = [e.kind for e in pipeline.game.events]
+    assert kinds.count(EventKind.CHALLENGE_BONUS) == 1
+    assert kinds.count(EventKind.LOST_TURN) == 1
+
+
+@needs_game
+def test_a_challenge_in_an_answers_file_follows_the_games_rule(photos, record_scores):
+    lines = ("turn 15 no_placement exchange AGÜ\nturn 22 letter K11 Q\nturn 23 blank D11 e\n"
+             "turn 23 letter B11 A\nturn 24 blank A7 s\nturn 27 letter G14 Ü\n")
+    answers = AnswerFile.parse(lines + "turn 5 challenged +5\n", lettered_rows=True)
+    pipeline, reports = replayed(photos, answers)
+    assert final(pipeline) == {**record_scores, "Stefan": record_scores["Stefan"] + 5}
+    assert answers.unused() == []
+    assert [r.kind for r in reports].count("lost_turn") == 0
+    # Under the double rule (the default) a bare "challenged" costs the challenger a turn:
+    # the last photo's move is then turn 28, and its player's.
+    answers = AnswerFile.parse(lines.replace("turn 27 ", "turn 28 ") + "turn 26 challenged\n",
+                               lettered_rows=True)
+    pipeline, reports = replayed(photos, answers)
+    original = RecordAnswers(record(), lettered_rows=True, tileset="de").result.game.events
+    assert pipeline.game.scores == with_challenges(original, None, 26).scores
+    assert [r.kind for r in reports[25:]] == ["play", "lost_turn", "play"]
+    assert reports[25].player == reports[27].player
+    assert answers.unused() == []
 
 
 @needs_game

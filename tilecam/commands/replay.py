@@ -12,7 +12,8 @@ a pass or an exchange) are printed with the move; the move then carries the best
 marked ``(unconfirmed)``.  ``--answers FILE`` answers them as the players would on the page,
 so that a photographed game with a challenge, a withdrawn phony or a blank's letter replays
 unattended: one answer per line (``turn 5 blank D11 e``, ``turn 9 no_placement pass``, ``turn 12
-placement 8D FIRNS``, ``turn 14 split 2``, ``question 17 exchange ABC``; see
+placement 8D FIRNS``, ``turn 14 split 2``, ``question 17 exchange ABC``, and what no photo
+shows: ``turn 20 challenged``, a challenge of that play which stood; see
 :class:`pipeline.AnswerFile`); lines no question asked for are listed at the end.  A GCG
 record of the same game (``--answers REF.gcg``) answers them too, for evaluation; the output
 says how many questions the file or record answered.
@@ -57,8 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--answers", metavar="FILE", type=Path,
         help="answer the pipeline's questions from FILE: one answer per line ('turn 5 blank "
-             "D11 e', 'turn 9 no_placement pass', 'question 17 exchange ABC'), or a GCG "
-             "record of the game (evaluation)",
+             "D11 e', 'turn 9 no_placement pass', 'question 17 exchange ABC', 'turn 20 "
+             "challenged'), or a GCG record of the game (evaluation)",
     )
     parser.add_argument("--quiet-seconds", type=float, default=None,
                         help="live sources: seconds without activity that commit a move")
