@@ -321,16 +321,18 @@ def test_replay_answers_a_real_game_from_a_file(tmp_path, record_scores):
         "turn 23 letter B11 A\n"
         "turn 24 blank A7 s\n"
         "turn 27 letter G14 Ü\n"
-        "turn 30 letter A1 X   # no such question\n", encoding="utf-8")
+        "turn 30 letter A1 X   # no such question\n"
+        "turn 4 challenged     # stood: under the five-point rule, 5 to Hanns\n",
+        encoding="utf-8")
     out = subprocess.run(
         [sys.executable, "-m", "tilecam", "replay", str(GAME / "image-*.jpg"), "--stills",
          "--lettered-rows", "--tileset", "de", "--players", "Stefan,Hanns",
-         "--answers", str(answers), "--json"],
+         "--answers", str(answers), "--challenge", "five", "--json"],
         capture_output=True, text=True, cwd=REPO, timeout=600)
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
-    assert result["final_scores"] == record_scores
-    assert result["answered_from_file"] == 6
+    assert result["final_scores"] == {**record_scores, "Hanns": record_scores["Hanns"] + 5}
+    assert result["answered_from_file"] == 7
     assert result["answers_unused"] == [7]
     assert not any(m["unconfirmed"] for m in result["moves"])
 

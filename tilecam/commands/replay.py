@@ -61,6 +61,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
              "D11 e', 'turn 9 no_placement pass', 'question 17 exchange ABC', 'turn 20 "
              "challenged'), or a GCG record of the game (evaluation)",
     )
+    parser.add_argument(
+        "--challenge", default="double", choices=["double", "single", "five", "ten", "void"],
+        help="what a challenged play that stands costs (answers' 'turn N challenged'): "
+             "double, the challenger's next turn (default); single, nothing; five or ten, "
+             "points to the player; void, no challenges",
+    )
     parser.add_argument("--quiet-seconds", type=float, default=None,
                         help="live sources: seconds without activity that commit a move")
     parser.add_argument("--no-dictionary", action="store_true",
@@ -71,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     import cv2
 
     from pipeline import AnswerFile, AnswerFileError, Pipeline, RecordAnswers
+    from scorer.game import Rules
     from scorer.gcg import GCGError, Header, write_gcg
     from scorer.lexicon import default_lexicon
     from tilecam.profile_options import OptionError, profile_and_tileset
@@ -107,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     if args.quiet_seconds is not None:
         config = TrackerConfig(quiet_seconds=args.quiet_seconds)
     pipeline = Pipeline(
-        players, profile=profile, tileset=tileset,
+        players, profile=profile, tileset=tileset, rules=Rules(challenge=args.challenge),
         lexicon=None if args.no_dictionary else default_lexicon(tileset),
         stills=args.stills, answers=answers, tracker_config=config,
         lettered_rows=args.lettered_rows,
