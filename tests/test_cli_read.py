@@ -100,6 +100,28 @@ def test_exit_status_through_the_program(tmp_path):
     assert "tilecam read: cannot read image" in result.stderr
 
 
+def test_read_a_phones_heic_photo(tmp_path, capsys):
+    """A handheld phone photo saved as HEIC, as an iPhone saves them, reads as its JPEG does."""
+    photo = SHARED / "data" / "photos" / "jheidel" / "IMG_20151016_170219.jpg"
+    if not photo.is_file():
+        pytest.skip(f"real photos not available: {photo} is missing")
+    import pillow_heif
+
+    # At half size: the test's encoder takes seconds for the full 12 MP.
+    image = cv2.resize(cv2.imread(str(photo)), None, fx=0.5, fy=0.5,
+                       interpolation=cv2.INTER_AREA)
+    as_jpeg, as_heic = tmp_path / "IMG_0001.jpg", tmp_path / "IMG_0001.HEIC"
+    cv2.imwrite(str(as_jpeg), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    rgb = np.ascontiguousarray(image[:, :, ::-1])
+    pillow_heif.from_bytes("RGB", (rgb.shape[1], rgb.shape[0]), rgb.tobytes()).save(
+        str(as_heic), quality=92)
+    assert main(["read", str(as_jpeg), "--no-dictionary"]) == 0
+    from_jpeg = capsys.readouterr().out.splitlines()
+    assert main(["read", str(as_heic), "--no-dictionary"]) == 0
+    assert capsys.readouterr().out.splitlines() == from_jpeg
+    assert sum(ch != "." for row in from_jpeg for ch in row) > 50
+
+
 def test_read_checks_words_with_the_games_own_list(tmp_path, capsys):
     """A phone photo of an English game with CIN on the board, a word ENABLE has not: with the
     game's own list, CIN stands, as the readers saw it, and is not named as unlisted."""

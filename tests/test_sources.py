@@ -15,8 +15,10 @@ from vision.sources import (
     PushedFrameSource,
     SourceError,
     VideoFileSource,
+    decode_image,
     natural_key,
     open_source,
+    read_image,
 )
 
 
@@ -38,6 +40,36 @@ def test_folder_natural_order_and_corrupt_file(tmp_path):
     assert [t for t, _ in frames] == [0.0, 1.0, 2.0]
     assert source.frames_read == 3 and source.corrupt_skipped == 1
     assert source.counters() == {"frames_read": 3, "corrupt_skipped": 1, "reconnects": 0}
+
+
+def _heic(path, image: np.ndarray, quality: int = 90) -> None:
+    """``image`` (BGR) saved as a phone saves its photos: HEIF, HEVC-coded."""
+    import pillow_heif
+
+    rgb = np.ascontiguousarray(image[:, :, ::-1])
+    pillow_heif.from_bytes("RGB", (rgb.shape[1], rgb.shape[0]), rgb.tobytes()).save(
+        str(path), quality=quality)
+
+
+def test_heic_photos_decode_where_opencv_cannot(tmp_path):
+    # A phone's HEIC photo (an iPhone's default) is read by libheif, upright and in BGR order.
+    image = np.zeros((64, 96, 3), np.uint8)
+    image[:, :48] = (30, 90, 200)  # a warm orange on the left (BGR)
+    image[:, 48:] = (200, 120, 40)
+    _heic(tmp_path / "IMG_0001.HEIC", image)
+    data = (tmp_path / "IMG_0001.HEIC").read_bytes()
+    assert cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) is None
+    decoded = read_image(tmp_path / "IMG_0001.HEIC")
+    assert decoded is not None and decoded.shape == image.shape
+    assert np.abs(decoded.astype(int) - image).mean() < 4
+    cv2.imwrite(str(tmp_path / "IMG_0002.jpg"), image)
+    frames = list(open_source(str(tmp_path)))
+    assert len(frames) == 2 and all(f.shape == image.shape for _, f in frames)
+    # Not a photo: None, whatever its name says.
+    (tmp_path / "broken.heic").write_bytes(data[:40])
+    assert read_image(tmp_path / "broken.heic") is None
+    assert read_image(tmp_path / "missing.heic") is None
+    assert decode_image(b"") is None
 
 
 def test_glob_pattern(tmp_path):

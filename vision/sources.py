@@ -11,6 +11,10 @@ Every source is an iterator of ``(timestamp, frame)`` pairs (seconds, BGR ``uint
 - any other existing file: a video file;
 - an object with ``get(timeout) -> bytes | None``: JPEG frames pushed by a web page.
 
+Photos are decoded by OpenCV (JPEG, PNG, WebP, TIFF, BMP), turned as their EXIF says; HEIF
+photos (an iPhone's ``.heic``), which OpenCV does not decode, by libheif through pillow-heif
+(:func:`decode_image`, :func:`read_image`).
+
 A frame that cannot be decoded is skipped and counted, never fatal.  A camera or stream that
 stops delivering is reopened with growing pauses, a bounded number of times, each attempt
 logged; a video file or a folder simply ends.
@@ -47,14 +51,20 @@ __all__ = [
     "SourceError",
     "StreamSource",
     "VideoFileSource",
+    "decode_image",
     "natural_key",
     "open_source",
+    "read_image",
 ]
 
 log = logging.getLogger(__name__)
 
 #: Suffixes taken as still images in a folder.
-IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"})
+IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".heic",
+                            ".heif"})
+#: Brands of an ISO media file (bytes 8-12, after ``ftyp``) that say it holds HEIF images.
+_HEIF_BRANDS = frozenset({b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1",
+                          b"msf1"})
 #: URL schemes handed to OpenCV's capture as network streams.
 STREAM_SCHEMES = ("rtsp://", "rtsps://", "rtmp://", "http://", "https://", "udp://", "tcp://")
 
@@ -78,12 +88,48 @@ def natural_key(name: str | Path) -> tuple:
 
 
 def decode_image(data: bytes) -> np.ndarray | None:
-    """A BGR image from encoded bytes (JPEG, PNG, ...), or None when they do not decode."""
+    """A BGR image from encoded bytes (JPEG, PNG, WebP, TIFF, BMP, HEIC), turned upright as
+    the file says, or None when they do not decode.
+
+    >>> decode_image(b"not a picture") is None
+    True
+    """
     if not data:
         return None
     buffer = np.frombuffer(data, np.uint8)
     image = cv2.imdecode(buffer, cv2.IMREAD_COLOR)
+    if image is None and data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
+        image = _decoded_heif(data)
     return image if image is not None and image.size else None
+
+
+def _decoded_heif(data: bytes) -> np.ndarray | None:
+    """A HEIF photo as BGR, 8 bits a channel, with the turn and mirror its file records
+    applied (libheif's default, as a phone shows it); None where it does not decode."""
+    try:
+        import pillow_heif
+    except ImportError:
+        log.warning("a HEIF photo, and pillow-heif is not installed to decode it")
+        return None
+    try:
+        rgb = np.asarray(pillow_heif.open_heif(data, convert_hdr_to_8bit=True))
+    except (ValueError, RuntimeError, OSError, SyntaxError) as exc:
+        log.warning("a HEIF photo that does not decode: %s", exc)
+        return None
+    if rgb.ndim != 3 or rgb.shape[2] not in (3, 4) or rgb.dtype != np.uint8:
+        log.warning("a HEIF photo of an unexpected layout: %s %s", rgb.shape, rgb.dtype)
+        return None
+    return cv2.cvtColor(rgb, cv2.COLOR_RGBA2BGR if rgb.shape[2] == 4 else cv2.COLOR_RGB2BGR)
+
+
+def read_image(path: str | Path) -> np.ndarray | None:
+    """A photo file as a BGR image (see :func:`decode_image`), or None where it cannot be
+    read or decoded."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return None
+    return decode_image(data)
 
 
 def _usable(frame: object) -> bool:

@@ -27,12 +27,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import cv2
-
     from calibration.profile import PROFILE_FILE, Profile, ProfileError, read_board_file
     from scorer.tiles import TileError, TileSet
     from vision.locate import BoardNotFound
     from vision.rectified import UnreadableImage
+    from vision.sources import read_image
 
     def fail(message: str) -> int:
         print(f"tilecam calibrate: {message}", file=sys.stderr)
@@ -54,9 +53,10 @@ def run(args: argparse.Namespace) -> int:
             rows = read_board_file(board_path, tiles)
         except ProfileError as exc:
             return fail(str(exc))
-        image = cv2.imread(image_path, cv2.IMREAD_COLOR)
+        image = read_image(image_path)
         if image is None:
-            return fail(f"cannot read image {image_path}")
+            return fail(f"cannot read image {image_path}: no such file, or not an image "
+                        "tilecam can decode (JPEG, PNG, WebP, TIFF, BMP or HEIC)")
         try:
             report = profile.extend(image, rows)
         except (UnreadableImage, ProfileError) as exc:

@@ -44,14 +44,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import cv2
-
     from scorer.lexicon import LexiconError, default_lexicon
     from tilecam.commands.check import word_list
     from tilecam.profile_options import OptionError, profile_and_tileset
     from vision.locate import BoardCutOff, BoardNotFound
     from vision.read import read_board
     from vision.rectified import UnreadableImage
+    from vision.sources import read_image
     from vision.wordcheck import check_reading
 
     def fail(message: str) -> int:
@@ -64,9 +63,10 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(exc))
     if not args.image.is_file():
         return fail(f"cannot read image {args.image}: no such file")
-    image = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
+    image = read_image(args.image)
     if image is None:
-        return fail(f"cannot read image {args.image}: not an image OpenCV can decode")
+        return fail(f"cannot read image {args.image}: not an image tilecam can decode (JPEG, "
+                    "PNG, WebP, TIFF, BMP or HEIC)")
     try:
         lexicon = None
         if args.lexicon is not None and not args.no_dictionary:
