@@ -26,7 +26,9 @@ at turns drawn from the seed (each turn gets at most one of these):
 move gives them (tilt, its direction and the turn about the lens each drawn with a spread of
 4, 15 and 4 degrees about the game's camera, the board's size in the picture 4 % and its
 place 4 % of the picture; ``--handheld 2`` doubles the spreads): the grid is found again in
-every photo.
+every photo.  ``--turned N``: N clean photos of each game (never the first) saved turned by a
+quarter, a half or three quarters, as a phone held flat over the table saves them (it cannot
+tell which way is up).
 
 The pipeline's questions are answered by the game's own record (:class:`pipeline.RecordAnswers`
 on the generated game's GCG), as the players would.  Counted per game: moves found, moves
@@ -50,12 +52,13 @@ inserted as extra photos; the same three hand photos replacing their move's phot
 with a finger on a tile near the edge; two photos left out (never the exchange's, move 15, the
 photo before it, nor the last); held by hand: every photo from a camera turned by up to 5
 degrees its own way, three of them smeared by the camera's motion (0.12 to 0.2 of a square,
-``bench/eval_real_views.py``'s ``shaken``).  Counted the same way.
+``bench/eval_real_views.py``'s ``shaken``); four photos saved turned by quarter turns, as a
+phone held flat saves them.  Counted the same way.
 
 Usage: ``.venv/bin/python bench/eval_stills.py [--games 20] [--first-seed 1] [--seeds 3,7]
 [--size 1280x960] [--hands 2] [--fingers 1] [--missing 1] [--duplicates 1] [--no-profile]
 [--no-word-list] [--turns N] [--jobs 1] [--still-timeout 60] [--no-real] [--no-rendered]
-[--real-seed 1] [--handheld [SPREAD]] [--json FILE] [--verbose]``
+[--real-seed 1] [--handheld [SPREAD]] [--turned N] [--json FILE] [--verbose]``
 """
 
 from __future__ import annotations
@@ -108,7 +111,7 @@ class Still:
     image: np.ndarray
     #: the turn whose board it shows (1-based; 0: the empty board)
     turn: int
-    #: "clean", "hand", "finger" or "duplicate"
+    #: "clean", "hand", "finger", "duplicate" or "turned"
     kind: str = "clean"
     #: the fraction of the board a hand covers (hand photos)
     cover: float = 0.0
@@ -158,6 +161,25 @@ def plan_perturbations(kinds: Sequence[str], rng: np.random.Generator, *, hands:
     for n in draw(list(range(1, count + 1)), hands):
         plan.hands[n] = "before" if rng.random() < 0.5 else "after"
     return plan
+
+
+def saved_turned(stills: Sequence[Still], count: int, rng: np.random.Generator) -> list[Still]:
+    """The stills with ``count`` of the clean photos (never the first) turned by a quarter, a
+    half or three quarters, as a phone held flat over the table saves them.
+
+    >>> stills = [Still(np.zeros((2, 3, 3), np.uint8), n) for n in range(1, 5)]
+    >>> out = saved_turned(stills, 2, np.random.default_rng(2))
+    >>> [s.kind for s in out].count("turned"), out[0].kind
+    (2, 'clean')
+    """
+    clean = [i for i, s in enumerate(stills) if s.kind == "clean" and i > 0]
+    out = list(stills)
+    for i in sorted(int(i) for i in rng.permutation(clean)[:count]):
+        quarters = int(rng.integers(1, 4))
+        out[i] = replace(stills[i], image=np.ascontiguousarray(np.rot90(stills[i].image,
+                                                                        quarters)),
+                         kind="turned")
+    return out
 
 
 def edge_tile(rows: Sequence[str], rng: np.random.Generator) -> tuple[int, int] | None:
@@ -388,7 +410,8 @@ def handheld_pose(config: Any, seed: int, photo: int, spread: float) -> Any:
 
 def run_rendered(seed: int, lexicon: Any, size: tuple[int, int], counts: dict[str, int],
                  use_profile: bool = True, turns: int | None = None,
-                 limit: float = 60.0, word_list: bool = True, handheld: float = 0.0) -> Outcome:
+                 limit: float = 60.0, word_list: bool = True, handheld: float = 0.0,
+                 turned: int = 0) -> Outcome:
     """One generated game (its first ``turns`` turns when given) as perturbed stills through
     the pipeline (with the word list the game was played with, or none)."""
     from calibration.profile import Profile
@@ -419,6 +442,9 @@ def run_rendered(seed: int, lexicon: Any, size: tuple[int, int], counts: dict[st
     kinds = [turn.kind for turn in played]
     plan = plan_perturbations(kinds, rng, **counts)
     stills = perturbed(clean, boards, plan, rng)
+    if turned:
+        # Drawn apart, so that the other perturbations stay those of a run without.
+        stills = saved_turned(stills, turned, np.random.default_rng([seed, 0x7A2]))
     profile = None
     if use_profile:
         from sim.render import render_board
@@ -454,6 +480,7 @@ def run_rendered(seed: int, lexicon: Any, size: tuple[int, int], counts: dict[st
         "hand_cover": [round(s.cover, 3) for s in stills if s.kind == "hand"],
         "fingers": [s.turn for s in stills if s.kind == "finger"],
         "missing": plan.missing, "duplicates": plan.duplicates,
+        "turned": [s.turn for s in stills if s.kind == "turned"],
     }
     return outcome
 
@@ -511,6 +538,8 @@ def real_variants(seed: int) -> list[tuple[str, list[Still], int]]:
     without = [s for s in as_is if s.turn not in left_out]
     covers = ", ".join(f"{n} {sides[n]} ({100 * hands[n].cover:.0f} %)" for n in chosen)
     held, shaken = held_by_hand(photos, corners, rng)
+    turned = saved_turned(as_is, 4, np.random.default_rng([seed, 0x7A2]))
+    quarters = ", ".join(f"{s.turn}" for s in turned if s.kind == "turned")
     return [
         ("as is", as_is, 0),
         (f"hands inserted: photos {covers}", inserted, 0),
@@ -518,6 +547,7 @@ def real_variants(seed: int) -> list[tuple[str, list[Still], int]]:
         (f"finger on a tile in photos {sorted(fingers)}", fingered, 0),
         (f"photos {left_out} left out", without, 2),
         (f"held by hand, photos {shaken} smeared", held, 0),
+        (f"photos [{quarters}] saved turned", turned, 0),
     ]
 
 
@@ -676,6 +706,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--handheld", type=float, nargs="?", const=1.0, default=0.0,
                         help="every rendered photo from its own hand-held pose (a spread "
                              "factor: 1 when given alone)")
+    parser.add_argument("--turned", type=int, default=0,
+                        help="rendered photos per game saved turned by quarter turns (a phone "
+                             "held flat)")
     parser.add_argument("--verbose", action="store_true", help="print each run's notes")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
@@ -709,14 +742,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\n== rendered games as stills ({args.size}, "
               f"{'no profile' if args.no_profile else 'profile from one alphabet photo'}, "
               f"{'no word list' if args.no_word_list else 'word list'}"
-              f"{f', hand-held x{args.handheld:g}' if args.handheld else ''}; "
+              f"{f', hand-held x{args.handheld:g}' if args.handheld else ''}"
+              f"{f', {args.turned} photos turned' if args.turned else ''}; "
               f"per game: {counts})")
         print(header("game", 9))
         outcomes = []
         skipped = []
         task = dict(size=size, counts=counts, use_profile=not args.no_profile, turns=args.turns,
                     limit=args.still_timeout, word_list=not args.no_word_list,
-                    handheld=args.handheld)
+                    handheld=args.handheld, turned=args.turned)
         if args.jobs > 1:
             pool = ProcessPoolExecutor(args.jobs)
             results: Iterator[Outcome | str] = pool.map(

@@ -338,6 +338,20 @@ def test_replay_answers_a_real_game_from_a_file(tmp_path, record_scores):
 
 
 @needs_game
+def test_photos_saved_turned_by_a_phone_held_flat_are_turned_back(photos, record_scores):
+    # Held flat over the table, a phone cannot tell which way is up: some photos come out in
+    # landscape, some upside down.  The known tiles tell how each is turned, and the last
+    # clear view where they lie alike every way (photo 2: two words across the centre).
+    turned = {2: cv2.ROTATE_180, 10: cv2.ROTATE_90_CLOCKWISE,
+              18: cv2.ROTATE_90_COUNTERCLOCKWISE, 22: cv2.ROTATE_180}
+    frames = [cv2.rotate(p, turned[n]) if n in turned else p
+              for n, p in enumerate(photos, start=1)]
+    pipeline, reports = replayed(frames)
+    assert final(pipeline) == record_scores
+    assert not [n for r in reports for n in r.notes if "set aside" in n or "between" in n]
+
+
+@needs_game
 def test_a_photo_taken_twice_is_no_turn(photos, record_scores):
     # Photo 8 given twice as the same file: skipped without a question.  Photo 15 photographed
     # again (the same board, other noise): asked, and the record says the player played next.

@@ -639,16 +639,21 @@ class Tracker:
         return True
 
     def _registered(self, frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
-        """The grid found, moved by whole squares if that fits the known tiles better.
+        """The grid found, moved by whole squares and, for stills, turned by quarter turns if
+        that fits the known tiles better.
 
         On a board crowded along an edge the search can take the frame's edge for a grid line
         and return a grid one square off; the tiles known to be on the board tell which
-        placement of the grid is right.
+        placement of the grid is right.  A phone held flat over the table cannot tell which way
+        is up, and saves one photo in portrait and the next in landscape: the grid found in
+        the picture is then the board turned, and the known tiles tell how far.  Where they lie
+        alike every way (a first word across the centre), the last clear view does: the same
+        tiles' faces and letters in the same places.
         """
         if int(self.known.sum()) < 3:
             return corners
+        fits: list[tuple[float, int, tuple[int, int], np.ndarray, np.ndarray]] = []
         to_image = grid_to_image(corners)
-        best, best_score, best_shift = corners, -1.0, (0, 0)
         for dy in (0, -1, 1):
             for dx in (0, -1, 1):
                 shifted = project(to_image, np.array(
@@ -656,20 +661,50 @@ class Tracker:
                     np.float64,
                 )).astype(np.float32)
                 grid = rectify(frame, shifted, 16)
-                occupied, _ = self.occupancy.predict(grid)
-                # Agreement on the known tiles, then on the rest; the unshifted grid wins ties.
-                score = float((occupied & self.known).sum()) - float(
-                    (occupied & ~self.known).sum()
-                ) * 0.5 - 0.1 * (dx != 0 or dy != 0)
-                if score > best_score:
-                    best, best_score, best_shift = shifted, score, (dx, dy)
-        if best_shift == (0, 0):
+                seen, _ = self.occupancy.predict(grid)
+                # The grid turned a quarter is its corners taken one further: its squares are
+                # the picture's squares turned (rot90), read once.
+                for turn in range(4) if self.stills else (0,):
+                    occupied = np.rot90(seen, turn)
+                    # Agreement on the known tiles, then on the rest; the grid as found wins
+                    # ties.
+                    score = float((occupied & self.known).sum()) - float(
+                        (occupied & ~self.known).sum()
+                    ) * 0.5 - 0.1 * (dx != 0 or dy != 0) - 0.2 * (turn != 0)
+                    fits.append((score, turn, (dx, dy), np.roll(shifted, -turn, axis=0),
+                                 np.rot90(grid, turn)))
+        best = max(fits, key=lambda fit: fit[0])
+        turned_alike = [fit for fit in fits if fit[2] == best[2] and fit[0] >= best[0] - 0.5]
+        if len({fit[1] for fit in turned_alike}) > 1 and self.stable is not None:
+            best = min(turned_alike, key=lambda fit: self._unlike_last_view(fit[4]))
+        score, turn, shift, shifted, _ = best
+        if turn == 0 and shift == (0, 0):
             # The grid as found, not its copy projected back: it was never moved (the log
             # said "one square off" of every grid found, right or not).
             return corners
-        log.info("grid found one square off (%+d across, %+d down); moved to fit the known "
-                 "tiles", *best_shift)
-        return best
+        if turn:
+            log.info("photo turned %d quarter(s) from the last one; the grid turned to fit the "
+                     "known tiles", turn)
+        if shift != (0, 0):
+            log.info("grid found one square off (%+d across, %+d down); moved to fit the known "
+                     "tiles", *shift)
+        return shifted
+
+    def _unlike_last_view(self, grid: np.ndarray) -> float:
+        """How unlike the last clear view a grid (16 pixels a square) looks on the known
+        tiles: the mean difference of their grey, each view's levels normalised (the light
+        and the exposure differ from photo to photo)."""
+        assert self.stable is not None
+        px = self.config.settle_px
+        last = cv2.resize(self.stable.image[px:-px, px:-px], (SIZE * 16, SIZE * 16),
+                          interpolation=cv2.INTER_AREA)
+        on_tiles = cv2.resize(self.known.astype(np.uint8), (SIZE * 16, SIZE * 16),
+                              interpolation=cv2.INTER_NEAREST) > 0
+        differences = []
+        for image in (grid, last):
+            grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)[on_tiles].astype(np.float32)
+            differences.append((grey - grey.mean()) / max(float(grey.std()), 1.0))
+        return float(np.abs(differences[0] - differences[1]).mean())
 
     def _occupied(self, view: _View) -> np.ndarray:
         """Which squares of a settled view the occupancy model sees a tile on."""
