@@ -37,7 +37,8 @@ found, turns left unresolved, tiles invented (on the pipeline's final board, not
 one), tiles missing, letters wrong, whether the final score is exact (the totals after the last
 turn; rack points at the end are not seen by a camera), and the questions asked by kind.
 *Allowed* questions are those a person is really needed for: one per pass or exchange (a camera
-cannot tell them apart), each blank's letter asked, one per left-out photo; *extra* are the rest.
+cannot tell them apart; one answered "no turn", a photo taken again, is not), each blank's letter
+asked, one per left-out photo; *extra* are the rest.
 A photo the pipeline has not finished with after ``--still-timeout`` seconds (60) stops the game
 there (*hung*; the pipeline's state is then unknown): its remaining turns count as missed.
 ``--no-word-list`` runs the pipeline without the word list; ``--turns N`` keeps each game's
@@ -88,6 +89,7 @@ for folder in (REPO, REPO / "bench"):
         sys.path.insert(0, str(folder))
 
 from pipeline import Pipeline, RecordAnswers  # noqa: E402
+from pipeline.questions import NOT_A_TURN  # noqa: E402
 from scorer.game import Event, EventKind, Game  # noqa: E402
 
 GAME = REPO.parent / "shared" / "data" / "photos" / "scrabscrap-game01"
@@ -324,7 +326,10 @@ def score_run(name: str, pipeline: Pipeline, truth: Game, stills: Sequence[Still
                                                                           - set(QUESTION_KINDS)))}
     out.unanswered = sum(1 for q in pipeline.questions if q.answer is None)
     unseen = sum(1 for e in want if e.kind in (EventKind.PASS, EventKind.EXCHANGE))
-    out.allowed_questions = (min(kinds.get("no_placement", 0), unseen) + kinds.get("blank", 0)
+    # A question whose answer is "no turn" (a photo taken again) was not needed after all.
+    turns_asked = sum(1 for q in pipeline.questions
+                      if q.kind == "no_placement" and q.answer != NOT_A_TURN)
+    out.allowed_questions = (min(turns_asked, unseen) + kinds.get("blank", 0)
                              + min(missing, out.asked))
     out.allowed_questions = min(out.allowed_questions, out.asked)
     out.extra_questions = out.asked - out.allowed_questions

@@ -159,6 +159,8 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         self._set_aside: list[str] = []
         #: the photos set aside since the last clear one (a hand over the board)
         self._set_aside_views: list[ViewObstructed] = []
+        #: the next no-placement turn follows a move a photo set aside already showed
+        self._shown_before = False
         #: a refused placement to look at again in the next photo (stills)
         self._deferred: DeferredRefusal | None = None
         #: squares of refused placements looked at again: refused again, they are asked about
@@ -342,9 +344,21 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         parts = self._moves_in(event)
         if parts is None:
             return None  # the players are asked which tiles went in which move
+        shown_before = (len(parts) == 1 and bool(self._set_aside_views)
+                        and self._shown_laid({Square(r, c) for r, c in event.squares})
+                        == {Square(r, c) for r, c in event.squares})
         self._set_aside_views = []
         event, later = parts[0], parts[1:]
         self._queue[0:0] = later
+        if shown_before:
+            # A photo set aside (something over the board) already showed every tile of this
+            # move: it was taken after the move, so this clear photo is either the same board
+            # taken again or the next player's pass or exchange, which no photo tells apart.
+            # A camera triggered by the clock takes no second photo: the turn is asked.
+            from tracker import NoPlacement
+
+            self._queue.insert(len(later), NoPlacement(event.time))
+            self._shown_before = True
         squares = [Square(r, c) for r, c in event.squares]
         read: dict[Square, tuple[str, float, float]] = {}
         for square in squares:

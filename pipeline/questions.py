@@ -248,6 +248,7 @@ class QuestionSteps:
 
     def _no_placement(self) -> MoveReport | None:
         state = PendingTurn([], {}, [], [], [])
+        state.shown_before, self._shown_before = self._shown_before, False
         self._set_aside_views = []  # what a photo set aside showed is no later move's
         if self.game.over:
             # A photo after the game ended that shows nothing new is no turn of anybody's.
@@ -262,18 +263,28 @@ class QuestionSteps:
 
     def _settle_no_placement(self, state: PendingTurn) -> MoveReport | None:
         if not state.questions:
-            state.questions.append(self._ask(
-                "no_placement", "no tiles were laid: was it a pass, an exchange, or no turn at "
-                "all (the same board photographed twice)?",
-                choices=["pass", "exchange", NOT_A_TURN], guess="pass",
-            ))
+            if state.shown_before:
+                # Taken again after a photo with a hand in it, mostly: that stands unanswered.
+                state.questions.append(self._ask(
+                    "no_placement", "a photo set aside (something over the board) already "
+                    "showed the last move: was this photo the next player's pass or exchange, "
+                    "or no turn at all (the same board photographed again)?",
+                    choices=["pass", "exchange", NOT_A_TURN], guess=NOT_A_TURN,
+                ))
+            else:
+                state.questions.append(self._ask(
+                    "no_placement", "no tiles were laid: was it a pass, an exchange, or no "
+                    "turn at all (the same board photographed twice)?",
+                    choices=["pass", "exchange", NOT_A_TURN], guess="pass",
+                ))
         question = state.questions[0]
         if question.answer is None and self.hold:
             return None
-        answer = (question.answer or "pass").strip()
+        answer = (question.answer or question.guess or "pass").strip()
         words = answer.split()
         if answer == NOT_A_TURN:
-            source = "the record" if question.answered_by == "record" else "the players"
+            source = ("nobody: the guess stands" if question.answer is None else
+                      "the record" if question.answered_by == "record" else "the players")
             self._set_aside.append(f"a photo showing the board as the one before was no turn "
                                    f"(said by {source})")
             return NO_TURN

@@ -132,6 +132,27 @@ def test_a_photo_with_an_arm_across_the_board_is_set_aside(photos, record_scores
 
 
 @needs_game
+def test_a_clear_photo_of_the_board_a_photo_set_aside_showed_is_asked_about(
+        photos, record_scores):
+    # Move 14's only photo has an arm over the board; the next, move 15's, an exchange, shows
+    # the same board.  A camera the clock triggers takes no second photo, so the clear photo
+    # may be the next turn: asked, the record says the exchange (it was lost before).
+    arm = with_patch_over_board(photos[13], (16.0, 4.0), (4.0, 2.5))
+    pipeline, _ = replayed([*photos[:13], arm, *photos[14:]])
+    assert pipeline.tracker.counters["held_back"] == 1
+    assert final(pipeline) == record_scores
+    [asked] = [q for q in pipeline.questions if q.turn == 15]
+    assert asked.kind == "no_placement" and asked.answer == "exchange AGÜ"
+    # The arm's photo, then move 14's clear photo taken again, then the exchange's: two
+    # photos show the board as the arm's did, one of them a turn (which, no photo tells).
+    pipeline, reports = replayed([*photos[:13], arm, *photos[13:]])
+    assert final(pipeline) == record_scores
+    assert sorted(q.answer for q in pipeline.questions
+                  if q.kind == "no_placement") == ["exchange AGÜ", "no turn"]
+    assert len(reports) == 27
+
+
+@needs_game
 @pytest.mark.parametrize(("seed", "square"), [(0, (11, 0)), (1, (14, 4))])
 def test_a_last_photo_with_a_finger_on_a_tile_scores_the_move_beside_it(
         photos, record_scores, seed, square):
