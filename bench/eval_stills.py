@@ -37,8 +37,9 @@ found, turns left unresolved, tiles invented (on the pipeline's final board, not
 one), tiles missing, letters wrong, whether the final score is exact (the totals after the last
 turn; rack points at the end are not seen by a camera), and the questions asked by kind.
 *Allowed* questions are those a person is really needed for: one per pass or exchange (a camera
-cannot tell them apart; one answered "no turn", a photo taken again, is not), each blank's letter
-asked, one per left-out photo; *extra* are the rest.
+cannot tell them apart), one per clear photo of the board the photo before it showed (taken
+again after a photo with a hand in it: it looks as a pass does), each blank's letter asked, one
+per left-out photo; *extra* are the rest.
 A photo the pipeline has not finished with after ``--still-timeout`` seconds (60) stops the game
 there (*hung*; the pipeline's state is then unknown): its remaining turns count as missed.
 ``--no-word-list`` runs the pipeline without the word list; ``--turns N`` keeps each game's
@@ -77,6 +78,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -326,11 +328,17 @@ def score_run(name: str, pipeline: Pipeline, truth: Game, stills: Sequence[Still
                                                                           - set(QUESTION_KINDS)))}
     out.unanswered = sum(1 for q in pipeline.questions if q.answer is None)
     unseen = sum(1 for e in want if e.kind in (EventKind.PASS, EventKind.EXCHANGE))
-    # A question whose answer is "no turn" (a photo taken again) was not needed after all.
+    # A clear photo of the board the photo before it showed (a hand was in that one) is a
+    # photo taken again or the next player's pass or exchange: no picture tells them apart.
+    # A copy of a file, pixel for pixel, is not asked about.
+    again = sum(1 for before, still in pairwise(stills)
+                if still.turn == before.turn and still.kind not in ("hand", "duplicate"))
     turns_asked = sum(1 for q in pipeline.questions
                       if q.kind == "no_placement" and q.answer != NOT_A_TURN)
-    out.allowed_questions = (min(turns_asked, unseen) + kinds.get("blank", 0)
-                             + min(missing, out.asked))
+    again_asked = sum(1 for q in pipeline.questions
+                      if q.kind == "no_placement" and q.answer == NOT_A_TURN)
+    out.allowed_questions = (min(turns_asked, unseen) + min(again_asked, again)
+                             + kinds.get("blank", 0) + min(missing, out.asked))
     out.allowed_questions = min(out.allowed_questions, out.asked)
     out.extra_questions = out.asked - out.allowed_questions
     for q in pipeline.questions:
