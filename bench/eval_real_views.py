@@ -125,9 +125,11 @@ SHAKE_SQUARES = (0.12, 0.22)
 SIZE = 15
 
 
-def camera_turned(image: np.ndarray, pitch: float, yaw: float) -> np.ndarray:
+def camera_turned(image: np.ndarray, pitch: float, yaw: float,
+                  corners: np.ndarray | None = None) -> np.ndarray:
     """The picture a camera turned about its own centre by ``pitch`` then ``yaw`` degrees
-    would have taken; shifted so that the board found in ``image`` stays wholly inside."""
+    would have taken; shifted so that the board (its ``corners``, found in ``image`` where
+    not given) stays wholly inside."""
     h, w = image.shape[:2]
     focal = float(max(h, w))
     k = np.array([[focal, 0, w / 2], [0, focal, h / 2], [0, 0, 1]], np.float64)
@@ -135,7 +137,8 @@ def camera_turned(image: np.ndarray, pitch: float, yaw: float) -> np.ndarray:
     rx = np.array([[1, 0, 0], [0, np.cos(a), -np.sin(a)], [0, np.sin(a), np.cos(a)]])
     ry = np.array([[np.cos(b), 0, np.sin(b)], [0, 1, 0], [-np.sin(b), 0, np.cos(b)]])
     homography = k @ ry @ rx @ np.linalg.inv(k)
-    corners = np.asarray(locate_board(image, quality=False).corners, np.float64)
+    if corners is None:
+        corners = np.asarray(locate_board(image, quality=False).corners, np.float64)
     moved = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), homography).reshape(-1, 2)
     low, high = moved.min(axis=0), moved.max(axis=0)
     centre = (low + high) / 2

@@ -553,6 +553,7 @@ def real_variants(seed: int) -> list[tuple[str, list[Still], int]]:
     held, shaken = held_by_hand(photos, corners, rng)
     turned = saved_turned(as_is, 4, np.random.default_rng([seed, 0x7A2]))
     quarters = ", ".join(f"{s.turn}" for s in turned if s.kind == "turned")
+    together, together_out = all_at_once(inserted, fingers, left_out[:1], corners, rng)
     return [
         ("as is", as_is, 0),
         (f"hands inserted: photos {covers}", inserted, 0),
@@ -561,7 +562,35 @@ def real_variants(seed: int) -> list[tuple[str, list[Still], int]]:
         (f"photos {left_out} left out", without, 2),
         (f"held by hand, photos {shaken} smeared", held, 0),
         (f"photos [{quarters}] saved turned", turned, 0),
+        (f"all at once: held by hand, hands, fingers, photo {together_out} left out, "
+         "two saved turned", together, 1),
     ]
+
+
+def all_at_once(inserted: Sequence[Still], fingers: dict[int, Still], left_out: list[int],
+                corners: np.ndarray, rng: np.random.Generator) -> tuple[list[Still], list[int]]:
+    """The game as a table sees it: the photos with hands inserted, the fingers' photos in
+    place of their clean ones, ``left_out`` left out, every photo from a phone held its own
+    way (:func:`held_by_hand`'s turn and smear, the hands' photos too) and two of the clear
+    ones saved turned; and which were left out."""
+    from eval_real_views import camera_turned
+
+    from vision.letters import Blur
+
+    square_px = float(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1).mean()) / 15
+    stills = [fingers.get(s.turn, s) if s.kind == "clean" else s
+              for s in inserted if s.turn not in left_out]
+    allowed = [i for i, s in enumerate(stills) if s.turn not in GAME_UNSEEN]
+    shaken = {int(i) for i in rng.choice(allowed, HELD_SHAKEN, replace=False)}
+    held = []
+    for i, still in enumerate(stills):
+        pitch, yaw = rng.uniform(-HELD_DEGREES, HELD_DEGREES, 2)
+        image = camera_turned(still.image, float(pitch), float(yaw), corners)
+        if i in shaken:
+            blur = Blur(motion=float(rng.uniform(*HELD_SMEAR)), angle=float(rng.uniform(0, 180)))
+            image = blur.apply(image, square_px)  # type: ignore[arg-type]
+        held.append(replace(still, image=image))
+    return saved_turned(held, 2, rng), left_out
 
 
 #: A phone held by hand over the real game: each photo's camera turned by up to this many

@@ -480,6 +480,28 @@ class Profile:
             self._stale = True
         return changed
 
+    def forget(self, samples: Sequence[np.ndarray]) -> int:
+        """Drop the kept samples among ``samples`` (as an :class:`ExtendReport` gives them):
+        learnt from a square that held no tile.  Returns how many were dropped.
+
+        >>> profile = Profile(tileset="en")
+        >>> glyph = np.zeros((GLYPH_PX, GLYPH_PX), np.uint8); glyph[4:-4, 8:-8] = 255
+        >>> profile.add_samples(glyph[None], ["O"])
+        >>> profile.forget([glyph]), profile.labels
+        (1, [])
+        """
+        wanted = {np.ascontiguousarray(s, np.uint8).tobytes() for s in samples}
+        keep = np.array([g.tobytes() not in wanted for g in self.glyphs], bool)
+        dropped = int((~keep).sum())
+        if dropped:
+            if self._features is not None and len(self._features) == len(self.glyphs):
+                self._features = self._features[keep]
+            self.glyphs = self.glyphs[keep]
+            self.labels = [label for label, k in zip(self.labels, keep, strict=True) if k]
+            self.blurs = [blur for blur, k in zip(self.blurs, keep, strict=True) if k]
+            self._stale = True
+        return dropped
+
     def _refit_occupancy(self, rectified: np.ndarray, rows: Sequence[str], turns: int) -> None:
         """Add the photo (whose tiles stand upright after ``turns`` counter-clockwise quarter
         turns) to the occupancy model's examples and refit it on the recent ones."""

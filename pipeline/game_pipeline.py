@@ -258,7 +258,7 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
                 self._set_aside_views.append(event)
         self._queue.extend(
             e for e in events if isinstance(e, (MoveCommitted, NoPlacement, TilesRemoved))
-            and not (isinstance(e, TilesRemoved) and not e.withdrawal)
+            and not (isinstance(e, TilesRemoved) and not (e.withdrawal or e.misread))
         )
         while self._queue or self._held is not None:
             if self._held is not None and self._held[0] == "split":
@@ -278,6 +278,9 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
                 report = self._placement(event)
             elif isinstance(event, NoPlacement):
                 report = self._no_placement()
+            elif event.misread:
+                out.extend(self._never_tiles(event))
+                continue
             else:
                 report = self._withdrawal()
             if report is None:
@@ -341,6 +344,7 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         if self._deferred is not None:
             event, after, looked_again = self._looked_again(event)
             self._queue[0:0] = after
+        event = self._without_faceless_apart(event)
         parts = self._moves_in(event)
         if parts is None:
             return None  # the players are asked which tiles went in which move
@@ -376,6 +380,31 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
                 state.questions.append(question)
         self._held = ("placement", state)
         return self._resume()
+
+
+    def _without_faceless_apart(self, event: Any) -> Any:
+        """A still's new squares less a group of faces showing no letter that lies apart from
+        the squares showing letters, where there are more such faces than blanks are unseen
+        and the lettered squares alone could be moves: a finger or a hand's edge over the
+        board, taken for tiles beside a move.  The group is looked at again in the next photo
+        (tiles really there come back with it)."""
+        from tracker import MoveCommitted
+
+        squares = [Square(r, c) for r, c in event.squares]
+        if not self.stills or self._could_be_tiles(squares):
+            return event
+        bare = [sq for sq in squares if self._letter_read(sq) in ("", BLANK)]
+        lettered = [sq for sq in squares if sq not in bare]
+        apart = all(max(abs(a.row - b.row), abs(a.col - b.col)) > 1
+                    for a in bare for b in lettered)
+        if not lettered or not apart or not self._could_be_moves(lettered):
+            return event
+        as_read = {sq: BLANK for sq in bare}
+        self._defer_refused(PendingTurn(bare, {}, [], [], []), as_read,
+                            "faces showing no letter, more than blanks are left, apart from "
+                            "the move")
+        return MoveCommitted(event.time, tuple((sq.row, sq.col) for sq in lettered),
+                             event.reason)
 
 
     def _resume(self) -> MoveReport | None:

@@ -324,6 +324,79 @@ class QuestionSteps:
         return report
 
 
+    def _never_tiles(self, event: Any) -> list[MoveReport]:
+        """Squares of the last photo's move that the next photo shows empty while the rest of
+        the move stays: never tiles (a finger resting on the board, a hand's edge), since
+        players take back a whole move.  The plays that laid them are taken back and made
+        again without them (a play left with no tile is no turn at all); their reports are
+        replaced, and the returned reports say so (``undone`` for each play taken back, then
+        the plays made again)."""
+        import copy
+
+        gone = {Square(r, c) for r, c in event.squares}
+        events = self.game.events
+        first = len(events)
+        covered: set[Square] = set()
+        while first > 0 and not gone <= covered:
+            earlier = events[first - 1]
+            if earlier.kind is not EventKind.PLAY or earlier.play is None:
+                break
+            first -= 1
+            covered |= set(earlier.play.placement.squares)
+        reports = {id(r.event): r for r in self.reports if r.event is not None}
+        undone = events[first:]
+        what = f"{self._listed(sorted(gone))}, taken for tiles in the photo before, "
+        if not gone <= covered or any(id(e) not in reports for e in undone):
+            log.warning("%sare empty in this one, and no play of that photo laid them alone: "
+                        "left as they are", what)
+            self._set_aside.append(f"{what}are empty in this one: not taken back, as the "
+                                   "plays since depend on them")
+            return []
+        game = copy.deepcopy(self.game)
+        again: list[tuple[Event, dict[Square, str]]] = []
+        for _ in undone:
+            game.undo()
+        try:
+            for old in undone:
+                assert old.play is not None
+                tiles = {sq: t for sq, t in old.play.placement.tiles if sq not in gone}
+                if tiles:
+                    again.append((game.place(tiles, note=old.note), tiles))
+        except Exception as exc:  # noqa: BLE001 - GameError: the rest is no play on its own
+            message = getattr(exc, "message", str(exc))
+            log.warning("%sare empty in this one, but the play without them is refused (%s): "
+                        "left as they are", what, self.in_game_names(message))
+            self._set_aside.append(f"{what}are empty in this one: not taken back, as the play "
+                                   f"without them is refused ({self.in_game_names(message)})")
+            return []
+        self.game = game
+        out: list[MoveReport] = []
+        for old in undone:
+            report = reports[id(old)]
+            self.reports.remove(report)
+            for question in report.questions:
+                if question.answer is None and question in self.questions:
+                    self.questions.remove(question)
+            out.append(MoveReport(
+                turn=report.turn, player=report.player, kind="undone",
+                position=report.position, word=report.word, score=-report.score,
+                totals=dict(zip(game.players, game.scores, strict=True)),
+                notes=[f"{what}are empty in this one (a finger or a hand's edge, not tiles): "
+                       f"turn {report.turn} taken back"], event=old))
+        for square in gone:
+            self._laid.pop(square, None)
+            self._forget_learnt(square)
+        for new, _ in again:
+            assert new.play is not None
+            out.append(self._report(
+                "play", new, position=new.play.main.position, word=new.play.main.marked,
+                notes=[f"made again without {self._listed(sorted(gone))}, which held no "
+                       "tiles"]))
+        self.tracker.confirm_board(self.game.board.rows())
+        log.info("%sare empty in this one: %d play(s) taken back, %d made again without them",
+                 what, len(undone), len(again))
+        return out
+
 
 class RecordAnswers:
     """Answers questions from a reference GCG record, for evaluation only.

@@ -363,6 +363,14 @@ class ReadingSteps:
         self._relabel(square, was, letter)
 
 
+    def _forget_learnt(self, square: Square) -> None:
+        """The profile learnt a tile on ``square`` that was none: its samples are dropped."""
+        self.finish_learning()
+        samples = self._learnt.pop(square, None)
+        if self.profile is not None and samples:
+            dropped = self.profile.forget(samples)
+            log.info("%s: %d samples learnt from no tile dropped", self.name(square), dropped)
+
     def _relabel(self, square: Square, was: str, letter: str) -> None:
         """The profile learnt the tile on ``square`` as ``was``; it is ``letter``."""
         self.finish_learning()  # the move that laid it may still be being learnt

@@ -74,8 +74,10 @@ class MoveReport:
 
     turn: int
     player: str
-    #: "play", "exchange", "pass", "withdrawn", "lost_turn" (to a challenge that failed) or
-    #: "unresolved" (no score could be given)
+    #: "play", "exchange", "pass", "withdrawn", "lost_turn" (to a challenge that failed),
+    #: "unresolved" (no score could be given) or "undone" (a play taken back: tiles the photo
+    #: after it showed empty were never tiles; ``turn`` is the turn it was, ``score`` what it
+    #: took back, and a play made again without them may follow)
     kind: str
     position: str = ""
     word: str = ""
@@ -119,6 +121,8 @@ class MoveReport:
             what = f"unresolved placement {self.word}".rstrip()
         elif self.kind == "lost_turn":
             what = "lost turn (challenge)"
+        elif self.kind == "undone":
+            what = f"{self.position} {self.word} taken back"
         else:
             what = self.kind
         flag = "  (unconfirmed)" if self.unconfirmed else ""

@@ -19,7 +19,7 @@ from scorer.lexicon import Lexicon
 from scorer.squares import Square
 from scorer.tiles import TileSet
 from sim.render import RenderConfig, render_board
-from tracker import MoveCommitted, TilesAdded
+from tracker import MoveCommitted, TilesAdded, TilesRemoved
 from vision.glyphs import GLYPH_PX, Glyph
 from vision.letters import LetterGuess, features
 from vision.sources import open_source
@@ -200,7 +200,11 @@ class Readers:
 
 @pytest.fixture()
 def readers(monkeypatch) -> Readers:
+    # Modules that take these names at their import are imported before they are patched:
+    # imported while patched, they would keep the stand-ins for every later test.
+    import calibration.profile  # noqa: F401
     import vision.letter_choice
+    import vision.read  # noqa: F401
     import vision.rectified
     import vision.stock
 
@@ -495,6 +499,45 @@ def test_a_correction_of_an_earlier_move_reaches_the_page(readers, enable, tmp_p
     assert page.board.rows()[7][6:9] == "BET" and page.board.rows()[8][7] == "X"
     assert page.scores == pipeline.game.scores == [10, report.score]
     assert len(pipeline.game.events) == len(page.events) == 2
+    app.extensions[STORE_KEY].close()
+
+
+def test_a_play_of_tiles_that_were_none_is_taken_back_on_the_page(readers, enable, tmp_path):
+    # BET, then a faceless "tile" beside its T (a finger, taken for a blank: BETs).  The next
+    # photo shows that square empty: it never held a tile, and its play is taken back, on
+    # the page too; the next play is the same player's turn again.
+    from tilecam.live import PageLink
+    from webui import STORE_KEY, create_app
+
+    app = create_app({"DATABASE": str(tmp_path / "games.sqlite3"), "TESTING": True})
+    created = app.test_client().post("/api/games", json={"players": ["ann", "ben"],
+                                                         "pin": "2468"})
+    pipeline = scripted(readers, enable)
+    link = PageLink(app, created.json["id"], "2468", pipeline)
+
+    def page() -> Game:
+        return app.extensions[STORE_KEY].live(created.json["id"]).game
+
+    link.send(lay(pipeline, readers, "G8", [(c, 0.95) for c in "BET"]))
+    assert lay(pipeline, readers, "J8", [("?", 0.0)]) == []  # its blank's letter asked
+    [question] = pipeline.pending
+    link.send(pipeline.answer(question.id, "s"))
+    assert page().board.rows()[7][6:10] == "BETs" and len(page().events) == 2
+    finger = Square.parse("J8")
+    pipeline.tracker.queued = [TilesRemoved(3.0, ((finger.row, finger.col),), misread=True)]
+    reports = pipeline.feed(3.0, np.zeros((8, 8, 3), np.uint8))
+    assert [(r.kind, r.turn, r.player) for r in reports] == [("undone", 2, "ben")]
+    assert "J8, taken for tiles in the photo before, are empty" in reports[0].notes[0]
+    link.send(reports)
+    assert link.refused == []
+    assert page().board.rows() == pipeline.game.board.rows()
+    assert page().board.rows()[7][6:10] == "BET."
+    assert len(page().events) == len(pipeline.game.events) == 1
+    assert [r.turn for r in pipeline.reports] == [1]
+    [again] = lay(pipeline, readers, "H9", [(c, 0.95) for c in "AX"], down=True)
+    assert (again.turn, again.player, again.word) == (2, "ben", "(E)AX")
+    link.send([again])
+    assert page().scores == pipeline.game.scores
     app.extensions[STORE_KEY].close()
 
 

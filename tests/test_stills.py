@@ -409,27 +409,24 @@ ELEVEN_PLAYS = [("8D", "JAUKED"), ("E5", "FLO.TED"), ("9G", "ALONE"), ("K5", "BR
                 ("N2", "WIS.S"), ("3E", "TIC"), ("D8", ".IHAD")]
 
 
-def test_a_hand_taken_for_tiles_does_not_order_the_moves_a_left_out_photo_hid(enable):
-    # A photo with a hand over the board, then the photo after the next move left out: the
-    # next clear one shows two moves (K5 ...RS, then F10 YO).  The hand lay over F10 and F11
-    # and was taken for tiles there: the split went by it, F10 YO first, without a question.
-    # The letters tell a hand from tiles.  A move's own photo with a finger resting on an old
-    # tile still shows its tiles, letters and all, and orders the moves.
+def played(plays: list[tuple[str, str]]) -> Game:
+    game = Game(["one", "two"])
+    for position, word in plays:
+        game.play(position, word)
+    return game
+
+
+@pytest.fixture(scope="module")
+def seed8() -> tuple[object, object]:
+    """Photos with the camera of rendered game 8 (``photo(rows, n)``: image and grid corners),
+    as the evaluation takes them, and a profile calibrated from its alphabet photo."""
     from dataclasses import replace as changed
 
     from calibration.profile import Profile
-    from scorer.game import Game
     from sim.game import ALPHABET_ROWS, camera_config
-    from sim.hands import paste_hand
     from sim.render import render_flat, render_frame
 
     config = camera_config(8, (1280, 960))
-
-    def played(plays: list[tuple[str, str]]) -> Game:
-        game = Game(["one", "two"])
-        for position, word in plays:
-            game.play(position, word)
-        return game
 
     def photo(rows: list[str], n: int) -> tuple[np.ndarray, np.ndarray]:
         # As the evaluation takes them: minutes apart, the light drifted a little.
@@ -441,6 +438,18 @@ def test_a_hand_taken_for_tiles_does_not_order_the_moves_a_left_out_photo_hid(en
 
     profile = Profile(tileset="en")
     profile.extend(photo(list(ALPHABET_ROWS), 0)[0], ALPHABET_ROWS)
+    return photo, profile
+
+
+def test_a_hand_taken_for_tiles_does_not_order_the_moves_a_left_out_photo_hid(enable, seed8):
+    # A photo with a hand over the board, then the photo after the next move left out: the
+    # next clear one shows two moves (K5 ...RS, then F10 YO).  The hand lay over F10 and F11
+    # and was taken for tiles there: the split went by it, F10 YO first, without a question.
+    # The letters tell a hand from tiles.  A move's own photo with a finger resting on an old
+    # tile still shows its tiles, letters and all, and orders the moves.
+    from sim.hands import paste_hand
+
+    photo, profile = seed8
     before = played(ELEVEN_PLAYS).board.rows()
     twelve = played([*ELEVEN_PLAYS, ("K5", ".....RS")]).board.rows()
     thirteen = played([*ELEVEN_PLAYS, ("K5", ".....RS"), ("F10", "YO")]).board.rows()
@@ -470,3 +479,29 @@ def test_a_hand_taken_for_tiles_does_not_order_the_moves_a_left_out_photo_hid(en
     assert [(r.position, r.word) for r in reports] == [("K5", "(BRAZE)RS"), ("F10", "YO")]
     assert run.questions == []
     assert any("the photo set aside showed the first move's tiles" in n for n in reports[0].notes)
+
+
+def test_a_tile_the_next_photo_shows_empty_was_none_and_its_play_is_taken_back(enable, seed8):
+    # Move 12's photo shows a faceless tile at O2 besides (a finger held by hand over the
+    # board, taken for a blank making WE): two moves, K5 ...RS then 2N (W)e.  The next photo shows
+    # move 13 and O2 empty, the rest of move 12 in place: players take back whole moves, so
+    # O2 never held a tile.  Its play is taken back, and move 13 is the next player's.
+    photo, profile = seed8
+    eleven = played(ELEVEN_PLAYS)
+    twelve = played([*ELEVEN_PLAYS, ("K5", ".....RS")])
+    thirteen = played([*ELEVEN_PLAYS, ("K5", ".....RS"), ("F10", "YO")])
+    phantom = [row[:14] + ("e" if r == 1 else row[14])
+               for r, row in enumerate(twelve.board.rows())]
+    run = Pipeline(["one", "two"], profile=profile, lexicon=enable, stills=True,
+                   game=played(ELEVEN_PLAYS),
+                   answers=lambda q: next((c for c in q.choices if c.startswith("K10")), None))
+    run.tracker.update(0.0, photo(eleven.board.rows(), 11)[0])
+    reports = run.feed(1.0, photo(phantom, 12)[0])
+    assert [(r.position, r.word) for r in reports] == [("K5", "(BRAZE)RS"), ("2N", "(W)e")]
+    reports = run.feed(2.0, photo(thirteen.board.rows(), 13)[0])
+    assert [(r.kind, r.turn, r.position) for r in reports] == [
+        ("undone", 2, "2N"), ("play", 2, "F10")]
+    assert "O2, taken for tiles in the photo before, are empty in this one" in reports[0].notes[0]
+    assert run.game.board.rows() == thirteen.board.rows()
+    assert run.game.scores == thirteen.scores and run.game.turn == thirteen.turn
+    assert [r.turn for r in run.reports] == [1, 2]  # this run's turns, the taken back one gone

@@ -296,3 +296,30 @@ def test_a_tile_on_a_premium_square_is_seen_in_a_still():
     assert kinds(events) == ["TilesAdded", "MoveCommitted"]
     assert events[-1].squares == ((2, 2), (2, 3), (2, 4), (2, 6))
 
+
+
+def test_a_still_tile_gone_from_the_last_move_was_none_unless_tiles_appear_beside_it(
+        occupancy):
+    # Still 2's move and a "tile" far from it at the board's edge (a finger taken for one,
+    # rendered as a tile): the next still shows the move and not that square, with new
+    # tiles elsewhere.  Players take back whole moves: the square never held a tile.
+    scene = Scene(START, seed=9)
+    tracker = Tracker(corners=scene.corners(), occupancy=occupancy, known=START, stills=True)
+    tracker.update(0, scene.frame()[1])
+    for col, letter in ((3, "M"), (4, "A")):
+        scene.rows[6][col] = letter
+    scene.rows[14][12] = "E"
+    assert tracker.update(1, scene.frame()[1])[-1].squares == ((6, 3), (6, 4), (14, 12))
+    scene.rows[14][12] = "."
+    for row in (9, 10):
+        scene.rows[row][6] = "T"
+    events = tracker.update(2, scene.frame()[1])
+    assert kinds(events) == ["TilesRemoved", "TilesAdded", "MoveCommitted"]
+    assert events[0].squares == ((14, 12),) and events[0].misread and not events[0].withdrawal
+    assert events[-1].squares == ((9, 6), (10, 6))
+    # A tile of the last move gone with new ones beside it is a finger that moved (hiding a
+    # tile, taken for others): the still is set aside, as a withdrawal is not half a move.
+    scene.rows[9][6] = "."
+    scene.rows[9][5] = scene.rows[10][5] = "S"
+    events = tracker.update(3, scene.frame()[1])
+    assert kinds(events) == ["ViewObstructed"]

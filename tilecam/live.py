@@ -346,6 +346,10 @@ class PageLink:
             result = self.post("placements", {"tiles": tiles})
         elif report.kind == "withdrawn":
             result = self.post("withdraw")
+        elif report.kind == "undone":
+            # Tiles of the last photo that were none (a finger): the play is taken back, and
+            # made again without them in the report that follows.
+            result = self.post("undo")
         elif report.kind == "pass":
             result = self.post("pass")
         elif report.kind == "exchange":

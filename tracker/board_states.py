@@ -32,7 +32,8 @@ grows while further tiles land in the same line, and is committed after ``quiet_
 without activity, when tiles appear out of its line (the next player has started), or when the
 caller says so (:meth:`Tracker.commit`, e.g. a player pressed the clock).  Tiles of a
 provisional move that are picked up again leave it.  All tiles of the last committed move taken
-off the board is a withdrawal (a phony lost a challenge).
+off the board is a withdrawal (a phony lost a challenge); some of them gone were never tiles (a
+finger resting on the board, taken for one).
 
 *Stills* (one photo per turn) are each settled by definition: every still is examined and is
 one turn: new tiles, a withdrawal, or no placement (a pass or an exchange, which the players
@@ -148,10 +149,13 @@ class MoveCommitted(TrackEvent):
 @dataclass(frozen=True)
 class TilesRemoved(TrackEvent):
     """Tiles taken off ``squares``: ``withdrawal`` when they are exactly the last committed
-    move's tiles (a phony taken back), otherwise tiles of the provisional move picked up."""
+    move's tiles (a phony taken back); ``misread`` when they are some of them only (players
+    take back a whole move: what is gone was never a tile, but a finger or a hand's edge
+    taken for one); otherwise tiles of the provisional move picked up."""
 
     squares: Squares = ()
     withdrawal: bool = False
+    misread: bool = False
 
 
 @dataclass(frozen=True)
@@ -797,7 +801,7 @@ class Tracker:
             near_ring[:, [0, -1]] = False
         arm_blocks = ring_changed & ~near_ring
         arm = bool(arm_blocks.any())
-        removal_ok = self._removal_fits(removed)
+        removal_ok = self._removal_fits(removed, added)
         obstructed = (
             arm or int(unexplained.sum()) > self.config.max_unexplained or not removal_ok
         )
@@ -858,14 +862,22 @@ class Tracker:
         events.extend(self._decide(time, view, added, removed, still))
         return events
 
-    def _removal_fits(self, removed: np.ndarray) -> bool:
-        """Tiles may leave the board only as a whole withdrawn move or from the provisional."""
+    def _removal_fits(self, removed: np.ndarray, added: np.ndarray) -> bool:
+        """Tiles may leave the board only as a whole withdrawn move, from the provisional, or
+        from the last committed move where they were never tiles (see :class:`TilesRemoved`):
+        then with no tile appearing near them, as where a finger moved over the board (it
+        hides a tile and is taken for others beside it)."""
         gone = set(_squares(removed))
         if not gone:
             return True
         if gone <= self.provisional:
             return True
-        return not self.provisional and gone == self.last_move
+        if self.provisional or not gone <= self.last_move:
+            return False
+        if gone == self.last_move:
+            return True
+        near = cv2.dilate(removed.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+        return not (added & near).any()
 
     def _decide(
         self, time: float, view: _View, added: np.ndarray, removed: np.ndarray, still: bool
@@ -874,13 +886,16 @@ class Tracker:
         gone = set(_squares(removed))
         new = set(_squares(added))
         if gone:
-            withdrawal = not (gone <= self.provisional)
+            misread = not (gone <= self.provisional) and gone < self.last_move
+            withdrawal = not (gone <= self.provisional) and not misread
             if withdrawal:
                 self.last_move = set()
+            elif misread:
+                self.last_move -= gone
             else:
                 self.provisional -= gone
             self.known &= ~removed
-            events.append(TilesRemoved(time, self.to_upright(gone), withdrawal))
+            events.append(TilesRemoved(time, self.to_upright(gone), withdrawal, misread))
         if new:
             if self.provisional and not in_one_line(self.provisional | new):
                 events.extend(self.commit(time, reason="next move began"))
