@@ -76,6 +76,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: Faces without a letter, at most, that a finger held over the board is taken for (in
+#: perspective, a finger and its shadow cover up to six squares); more are a hand, which may
+#: hide part of the move beside it.
+FINGER_SQUARES = 8
+
 #: A square as the rules engine names it: column letter, row number (``G1``, ``O15``).
 _SQUARE_NAME = re.compile(r"(?<![A-Za-z0-9])[A-O](?:1[0-5]|[1-9])(?![A-Za-z0-9])")
 
@@ -161,6 +166,8 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         self._set_aside_views: list[ViewObstructed] = []
         #: the next no-placement turn follows a move a photo set aside already showed
         self._shown_before = False
+        #: faces without a letter that a photo showed alone, back in the next photo
+        self._recurring_faceless: set[Square] = set()
         #: a refused placement to look at again in the next photo (stills)
         self._deferred: DeferredRefusal | None = None
         #: squares of refused placements looked at again: refused again, they are asked about
@@ -340,11 +347,17 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
 
 
     def _placement(self, event: Any) -> MoveReport | None:
+        from tracker import MoveCommitted
+
         looked_again: list[str] = []
         if self._deferred is not None:
             event, after, looked_again = self._looked_again(event)
             self._queue[0:0] = after
+            if not isinstance(event, MoveCommitted):
+                return self._no_placement()
         event = self._without_faceless_apart(event)
+        if event is None:
+            return NO_TURN
         parts = self._moves_in(event)
         if parts is None:
             return None  # the players are asked which tiles went in which move
@@ -387,17 +400,27 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         the squares showing letters, where there are more such faces than blanks are unseen
         and the lettered squares alone could be moves: a finger or a hand's edge over the
         board, taken for tiles beside a move.  The group is looked at again in the next photo
-        (tiles really there come back with it)."""
+        (tiles really there come back with it).  None where the photo's new squares all show
+        no letter, no more than a finger covers: looked at again likewise (a move of blanks
+        alone is rare, a finger resting on the board as the photo is taken is not; gone in the
+        next photo, this one showed no placement)."""
         from tracker import MoveCommitted
 
         squares = [Square(r, c) for r, c in event.squares]
-        if not self.stills or self._could_be_tiles(squares):
-            return event
+        if not self.stills or tuple(event.squares) in self._split_notes:
+            return event  # (one of several moves a photo showed: split already)
         bare = [sq for sq in squares if self._letter_read(sq) in ("", BLANK)]
         lettered = [sq for sq in squares if sq not in bare]
-        apart = all(max(abs(a.row - b.row), abs(a.col - b.col)) > 1
-                    for a in bare for b in lettered)
-        if not lettered or not apart or not self._could_be_moves(lettered):
+        if (bare and not lettered and len(bare) <= FINGER_SQUARES
+                and tuple(event.squares) not in self._final_refusals):
+            self._defer_refused(PendingTurn(bare, {}, [], [], []), dict.fromkeys(bare, BLANK),
+                                "faces showing no letter alone", whole_photo=True)
+            return None
+        # Faces without a letter that a photo showed alone and that stayed are doubtful
+        # however many blanks are left.
+        recurring, self._recurring_faceless = self._recurring_faceless, set()
+        if not self._faceless_apart(squares, bare) or (
+                self._could_be_tiles(squares) and not set(bare) & recurring):
             return event
         as_read = {sq: BLANK for sq in bare}
         self._defer_refused(PendingTurn(bare, {}, [], [], []), as_read,
@@ -405,6 +428,19 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
                             "the move")
         return MoveCommitted(event.time, tuple((sq.row, sq.col) for sq in lettered),
                              event.reason)
+
+
+    def _faceless_apart(self, squares: list[Square], faceless: list[Square]) -> bool:
+        """Whether ``faceless`` (some of a photo's new ``squares``) all show no letter and lie
+        apart from the others, which show letters and could be moves on their own."""
+        if any(self._letter_read(sq) not in ("", BLANK) for sq in faceless):
+            return False
+        bare = {sq for sq in squares if self._letter_read(sq) in ("", BLANK)}
+        if len(bare) > FINGER_SQUARES:
+            return False  # a hand over the board: it may hide part of the move
+        lettered = [sq for sq in squares if sq not in bare]
+        return bool(lettered) and self._could_be_moves(lettered) and all(
+            max(abs(a.row - b.row), abs(a.col - b.col)) > 1 for a in bare for b in lettered)
 
 
     def _resume(self) -> MoveReport | None:

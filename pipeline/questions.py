@@ -119,18 +119,20 @@ class QuestionSteps:
                             unconfirmed=True, read=self._as_read(state),
                             corrected=list(state.corrections))
 
-    def _defer_refused(self, state: PendingTurn, tiles: dict[Square, str], why: str) -> None:
+    def _defer_refused(self, state: PendingTurn, tiles: dict[Square, str], why: str,
+                       whole_photo: bool = False) -> None:
         squares = sorted(tiles)
         if self._deferred is not None:
             # Another part of the same photo's change, refused too.
             squares = sorted(set(squares) | set(self._deferred.squares))
             why = f"{self._deferred.why}; {why}"
+            whole_photo = False
         self.tracker.reconsider((sq.row, sq.col) for sq in squares)
         for question in state.questions:
             # Questions about squares that may not hold a tile at all no longer apply.
             if question in self.questions and question.answer is None:
                 self.questions.remove(question)
-        self._deferred = DeferredRefusal(squares, why)
+        self._deferred = DeferredRefusal(squares, why, whole_photo)
         log.info("tiles read on %s refused (%s): looked at again in the next photo",
                  self._listed(squares), why)
 
@@ -148,10 +150,12 @@ class QuestionSteps:
 
     def _looked_again(self, event: Any) -> tuple[Any, list[Any], list[str]]:
         """The next photo's committed squares after a deferred refusal: the event to settle
-        now, events to settle after it, and notes for this turn."""
+        now, events to settle after it, and notes for this turn.  Where the deferred squares
+        were all the photo before showed new and are gone, that photo showed no placement: a
+        :class:`tracker.NoPlacement` comes first (the event then follows it)."""
         from scorer.board import Board
         from scorer.rules import move_splits
-        from tracker import MoveCommitted
+        from tracker import MoveCommitted, NoPlacement
 
         deferred, self._deferred = self._deferred, None
         assert deferred is not None
@@ -161,6 +165,13 @@ class QuestionSteps:
         notes = []
         if gone:
             notes.append(self._dropped(gone))
+        if deferred.whole_photo and (not back or self._faceless_apart(sorted(now), back)):
+            # Gone, or back still showing no letter beside what else is new (a finger resting
+            # a while): the photo that showed them alone showed no placement.
+            if gone:
+                self._set_aside.append(self._dropped(gone))
+            self._recurring_faceless = set(back)
+            return NoPlacement(event.time), [event], []
         if not back or move_splits(Board(list(self.game.board.cells)), now):
             return event, [], notes
         # What stayed cannot be part of the moves since: it is the earlier turn, refused.
@@ -257,6 +268,11 @@ class QuestionSteps:
             # Nothing came back of a refused placement: it was not tiles.
             deferred, self._deferred = self._deferred, None
             state.notes.append(self._dropped(deferred.squares))
+            if deferred.whole_photo:
+                # Nor did the photo that showed them show anything else: a turn of its own.
+                from tracker import NoPlacement
+
+                self._queue.insert(0, NoPlacement(0.0))
         self._held = ("no_placement", state)
         return self._resume()
 

@@ -175,6 +175,8 @@ class DeferredRefusal:
 
     squares: list[Square]
     why: str
+    #: they were all the photo showed new: gone in the next one, that photo was no placement
+    whole_photo: bool = False
 
 
 class _NoTurn:

@@ -156,17 +156,36 @@ def test_a_clear_photo_of_the_board_a_photo_set_aside_showed_is_asked_about(
 @pytest.mark.parametrize(("seed", "square"), [(0, (11, 0)), (1, (14, 4))])
 def test_a_last_photo_with_a_finger_on_a_tile_scores_the_move_beside_it(
         photos, record_scores, seed, square):
-    # The game ends on a photo with a finger resting on a tile at the board's edge: no later
-    # photo can decide it, so the tiles laid apart from the finger's patch count, and the
-    # finger is no tile.  (Both failed while every tile the view saw counted.)
+    # The game ends on a photo with a finger resting on a tile at the board's edge: the tiles
+    # laid apart from the finger count, and the finger is no tile.  (Both failed while every
+    # tile the view saw counted.)  A finger's few squares at the edge are left out of the
+    # view at once: the photo is not set aside to wait for a next one.
     from sim.hands import paste_hand
 
     corners = locate_board(photos[0]).corners
     fingered, _ = paste_hand(photos[26], corners, 0.0, np.random.default_rng(seed),
                              finger_on_tile=True, square=square)
     pipeline, reports = replayed([*photos[:26], fingered])
-    assert pipeline.tracker.counters["held_back"] == 1
+    assert pipeline.tracker.counters["held_back"] == 0
     assert final(pipeline) == record_scores
+
+
+@needs_game
+def test_a_finger_on_a_tile_in_the_photo_of_an_exchange_keeps_the_turn(photos, record_scores):
+    # Move 15 is an exchange: its photo shows the board as move 14's did, with a finger
+    # resting on F12 at the edge.  Set aside, the turn was lost and every later move went to
+    # the other player; a finger's squares are left out of the view instead, and the turn is
+    # asked about as any photo of an unchanged board is.
+    from sim.hands import paste_hand
+
+    corners = locate_board(photos[0]).corners
+    fingered, _ = paste_hand(photos[14], corners, 0.0, np.random.default_rng(0),
+                             finger_on_tile=True, square=(11, 0))
+    pipeline, _ = replayed([*photos[:14], fingered, *photos[15:]])
+    assert pipeline.tracker.counters["held_back"] == 0
+    assert final(pipeline) == record_scores
+    [asked] = [q for q in pipeline.questions if q.turn == 15]
+    assert asked.kind == "no_placement" and asked.answer == "exchange AGÜ"
 
 
 @needs_game

@@ -368,6 +368,35 @@ _SHIFT_WINDOW = 7
 _SHIFT_MARGIN = 0.5
 
 
+#: Squares at most, all beside where something crosses the board's edge, that a finger covers
+#: (taken for tiles, hiding one, or changed otherwise).
+_FINGER_SQUARES = 4
+
+
+def _finger_squares(arm_blocks: np.ndarray, touched: np.ndarray) -> np.ndarray | None:
+    """Where a finger lies, when what crosses the board's edge (``arm_blocks``, the margin's
+    half-square blocks that changed) touches no more squares than a finger does: the squares
+    of ``touched`` (taken for tiles, for tiles gone, or changed unexplained) beside those
+    blocks, or None
+    for a hand or an arm (more squares, or squares touched away from the edge's change that
+    are not ``touched`` tiles of a move: the caller tells those apart).
+
+    >>> arm = np.zeros((2 * SIZE + 4, 2 * SIZE + 4), bool); arm[10:13, 0] = True
+    >>> touched = np.zeros((SIZE, SIZE), bool); touched[4, 0] = touched[5, 0] = True
+    >>> np.argwhere(_finger_squares(arm, touched)).tolist()
+    [[4, 0], [5, 0]]
+    >>> touched[3:6, 1] = True                          # a hand's breadth
+    >>> _finger_squares(arm, touched) is None
+    True
+    """
+    rows, cols = np.nonzero(arm_blocks)
+    beside = np.zeros((SIZE, SIZE), np.uint8)
+    beside[np.clip((rows - 2) // 2, 0, SIZE - 1), np.clip((cols - 2) // 2, 0, SIZE - 1)] = 1
+    beside = cv2.dilate(beside, np.ones((3, 3), np.uint8)) > 0
+    finger = touched & beside
+    return None if int(finger.sum()) > _FINGER_SQUARES else finger
+
+
 def _foreign(change: np.ndarray, unexplained: np.ndarray, arm_blocks: np.ndarray) -> np.ndarray:
     """The squares of ``change`` (15x15) that belong to something other than tiles: each
     patch of changed squares (touching, diagonals too) that holds a square no tile explains
@@ -472,6 +501,10 @@ class Tracker:
         self._last_still: np.ndarray | None = None
         #: the stable view before the last one, and stills held back since the last decided
         self._stable_before: _View | None = None
+        #: whether the last clear view's frame was compared with the one before (a still
+        #: from a camera moved since, found again, is compared on its tiles alone)
+        self._stable_frame_clear = True
+        self._relocated_view = False
         self._held_in_a_row = 0
         #: the known squares when the stable view (and the one before it) was taken
         self._known_at_stable = self.known.copy()
@@ -747,6 +780,7 @@ class Tracker:
         view = self._view(time, frame)
         occupied = self._occupied(view)
         relocated = bool(events) and isinstance(events[-1], BoardRelocated)
+        self._relocated_view = relocated
         if self.stable is None:
             # Nothing to compare with yet: the tiles not known to be there are new.
             changed = appeared = occupied & ~self.known
@@ -777,6 +811,11 @@ class Tracker:
                     registered_inner > _CONFIRMING_SHARE * self.config.change_threshold)
             ring_changed = difference > self.config.ring_threshold
             ring_changed[2:-2, 2:-2] = False
+            if still and not self._stable_frame_clear:
+                # The last clear view came from elsewhere (its frame was compared with
+                # nothing: a finger in it went unseen), so a change there says nothing of
+                # this one.
+                ring_changed[:] = False
         added = occupied & ~self.known & (appeared | self._recheck)
         removed = ~occupied & self.known & changed
         # Squares examined again (a refused placement's) explain their own change: a tile
@@ -805,6 +844,19 @@ class Tracker:
         obstructed = (
             arm or int(unexplained.sum()) > self.config.max_unexplained or not removal_ok
         )
+        finger = self._finger_apart(arm_blocks, added, removed,
+                                    unexplained) if still and arm else None
+        if finger is not None:
+            # A finger resting on the board's edge (on a tile, perhaps), nothing else changed
+            # but tiles laid apart from it: the view is decided without the finger's squares
+            # (the board as the last photo showed it is a pass or an exchange, asked as
+            # ever), not set aside, as the turn it shows would be lost with it.  Its view is
+            # no reference for the next photo.
+            log.info("still at %.0f: a finger at the board's edge (over %d squares), the rest "
+                     "decided", time, int(finger.sum()))
+            added &= ~finger
+            removed &= ~finger
+            obstructed = False
         if obstructed and not still:
             self.counters["obstructed"] += 1
             signature = changed | removed | added
@@ -859,8 +911,27 @@ class Tracker:
             added &= ~_foreign(changed | added, unexplained, arm_blocks)
         self._held_still = None
         self._recheck[:] = False
-        events.extend(self._decide(time, view, added, removed, still))
+        events.extend(self._decide(time, view, added, removed, still,
+                                   reference=finger is None))
         return events
+
+    def _finger_apart(self, arm_blocks: np.ndarray, added: np.ndarray, removed: np.ndarray,
+                      unexplained: np.ndarray) -> np.ndarray | None:
+        """The squares of a finger resting at the board's edge (see :func:`_finger_squares`)
+        where everything else the still shows is clear: no change unexplained away from it,
+        no tile gone away from it but a whole withdrawn move, and tiles laid at least two
+        squares from it (a move running under a finger waits for the next photo).  None
+        otherwise."""
+        finger = _finger_squares(arm_blocks, added | removed | unexplained)
+        if finger is None or (unexplained & ~finger).any():
+            return None
+        gone = removed & ~finger
+        if gone.any() and not self._removal_fits(gone, added & ~finger):
+            return None
+        near = cv2.dilate(finger.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+        if (added & ~finger & near).any():
+            return None
+        return finger
 
     def _removal_fits(self, removed: np.ndarray, added: np.ndarray) -> bool:
         """Tiles may leave the board only as a whole withdrawn move, from the provisional, or
@@ -880,8 +951,11 @@ class Tracker:
         return not (added & near).any()
 
     def _decide(
-        self, time: float, view: _View, added: np.ndarray, removed: np.ndarray, still: bool
+        self, time: float, view: _View, added: np.ndarray, removed: np.ndarray, still: bool,
+        reference: bool = True,
     ) -> list[TrackEvent]:
+        """What a clear view shows: tiles laid or taken off, or no placement; ``reference``:
+        the view is the one the next is compared with (not one with a finger in it)."""
         events: list[TrackEvent] = []
         gone = set(_squares(removed))
         new = set(_squares(added))
@@ -908,8 +982,10 @@ class Tracker:
         if still and not gone and not new and not starting:
             # (A first still of an empty board is the starting position, not a turn.)
             events.append(NoPlacement(time))
-        self._stable_before, self.stable = self.stable, view
-        self._known_before, self._known_at_stable = self._known_at_stable, self.known.copy()
+        if reference:
+            self._stable_before, self.stable = self.stable, view
+            self._known_before, self._known_at_stable = self._known_at_stable, self.known.copy()
+            self._stable_frame_clear = not self._relocated_view
         self._held_in_a_row = 0
         return events
 
