@@ -166,8 +166,6 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         self._set_aside_views: list[ViewObstructed] = []
         #: the next no-placement turn follows a move a photo set aside already showed
         self._shown_before = False
-        #: faces without a letter that a photo showed alone, back in the next photo
-        self._recurring_faceless: set[Square] = set()
         #: a refused placement to look at again in the next photo (stills)
         self._deferred: DeferredRefusal | None = None
         #: squares of refused placements looked at again: refused again, they are asked about
@@ -416,11 +414,7 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
             self._defer_refused(PendingTurn(bare, {}, [], [], []), dict.fromkeys(bare, BLANK),
                                 "faces showing no letter alone", whole_photo=True)
             return None
-        # Faces without a letter that a photo showed alone and that stayed are doubtful
-        # however many blanks are left.
-        recurring, self._recurring_faceless = self._recurring_faceless, set()
-        if not self._faceless_apart(squares, bare) or (
-                self._could_be_tiles(squares) and not set(bare) & recurring):
+        if self._could_be_tiles(squares) or not self._faceless_apart(squares, bare):
             return event
         as_read = {sq: BLANK for sq in bare}
         self._defer_refused(PendingTurn(bare, {}, [], [], []), as_read,

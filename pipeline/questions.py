@@ -165,13 +165,20 @@ class QuestionSteps:
         notes = []
         if gone:
             notes.append(self._dropped(gone))
-        if deferred.whole_photo and (not back or self._faceless_apart(sorted(now), back)):
-            # Gone, or back still showing no letter beside what else is new (a finger resting
-            # a while): the photo that showed them alone showed no placement.
+        if deferred.whole_photo:
             if gone:
                 self._set_aside.append(self._dropped(gone))
-            self._recurring_faceless = set(back)
-            return NoPlacement(event.time), [event], []
+            if not back:
+                # Gone: the photo that showed them alone showed no placement.
+                return NoPlacement(event.time), [event], []
+            # Back: tiles after all (a blank played alone), the move of the photo before;
+            # what else this photo shows is a turn of its own, or none.
+            moved = tuple((sq.row, sq.col) for sq in back)
+            self._final_refusals.add(moved)
+            rest = tuple((sq.row, sq.col) for sq in sorted(now - set(back)))
+            return MoveCommitted(event.time, moved, event.reason), [
+                MoveCommitted(event.time, rest, event.reason) if rest
+                else NoPlacement(event.time)], []
         if not back or move_splits(Board(list(self.game.board.cells)), now):
             return event, [], notes
         # What stayed cannot be part of the moves since: it is the earlier turn, refused.

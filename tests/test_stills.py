@@ -524,3 +524,20 @@ def test_a_tile_the_next_photo_shows_empty_was_none_and_its_play_is_taken_back(e
     assert run.game.board.rows() == thirteen.board.rows()
     assert run.game.scores == thirteen.scores and run.game.turn == thirteen.turn
     assert [r.turn for r in run.reports] == [1, 2]  # this run's turns, the taken back one gone
+
+
+def test_a_blank_played_alone_is_looked_at_once_more_and_then_scored(enable, seed8):
+    # A photo shows a faceless tile alone at O2 (WE with a blank): a finger taken for a
+    # blank looks the same, so it waits for the next photo.  There it is again, with nothing
+    # else new: it was the move, and the next photo is a turn of its own (asked, unanswered:
+    # a pass).  A blank alone was lost for good while a later photo kept it waiting.
+    photo, profile = seed8
+    eleven = played(ELEVEN_PLAYS)
+    blank = [row[:14] + ("e" if r == 1 else row[14]) for r, row in enumerate(eleven.board.rows())]
+    run = Pipeline(["one", "two"], profile=profile, lexicon=enable, stills=True,
+                   game=played(ELEVEN_PLAYS), answers=lambda q: None)
+    run.tracker.update(0.0, photo(eleven.board.rows(), 11)[0])
+    assert run.feed(1.0, photo(blank, 12)[0]) == []
+    reports = run.feed(2.0, photo(blank, 13)[0])
+    assert [(r.kind, r.position) for r in reports] == [("play", "2N"), ("pass", "")]
+    assert [r.player for r in reports] == ["two", "one"]

@@ -373,6 +373,11 @@ _SHIFT_MARGIN = 0.5
 _FINGER_SQUARES = 4
 
 
+#: Squares at most a finger is taken for tiles on: more at the board's edge are rather a move
+#: laid there (the next photo decides).
+_FINGER_TILES = 2
+
+
 def _finger_squares(arm_blocks: np.ndarray, touched: np.ndarray) -> np.ndarray | None:
     """Where a finger lies, when what crosses the board's edge (``arm_blocks``, the margin's
     half-square blocks that changed) touches no more squares than a finger does: the squares
@@ -925,6 +930,8 @@ class Tracker:
         finger = _finger_squares(arm_blocks, added | removed | unexplained)
         if finger is None or (unexplained & ~finger).any():
             return None
+        if int((finger & added).sum()) > _FINGER_TILES:
+            return None  # rather a move laid along the edge, where the hand crossed it
         gone = removed & ~finger
         if gone.any() and not self._removal_fits(gone, added & ~finger):
             return None
@@ -935,9 +942,9 @@ class Tracker:
 
     def _removal_fits(self, removed: np.ndarray, added: np.ndarray) -> bool:
         """Tiles may leave the board only as a whole withdrawn move, from the provisional, or
-        from the last committed move where they were never tiles (see :class:`TilesRemoved`):
-        then with no tile appearing near them, as where a finger moved over the board (it
-        hides a tile and is taken for others beside it)."""
+        from the last committed move where they were never tiles (see :class:`TilesRemoved`;
+        stills only, with no tile appearing near them, as where a finger moved over the board:
+        it hides a tile and is taken for others beside it)."""
         gone = set(_squares(removed))
         if not gone:
             return True
@@ -947,6 +954,8 @@ class Tracker:
             return False
         if gone == self.last_move:
             return True
+        if not self.stills:
+            return False  # a player still moving the tiles of a move just made
         near = cv2.dilate(removed.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
         return not (added & near).any()
 
