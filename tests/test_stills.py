@@ -541,3 +541,19 @@ def test_a_blank_played_alone_is_looked_at_once_more_and_then_scored(enable, see
     reports = run.feed(2.0, photo(blank, 13)[0])
     assert [(r.kind, r.position) for r in reports] == [("play", "2N"), ("pass", "")]
     assert [r.player for r in reports] == ["two", "one"]
+
+
+@needs_game
+def test_a_hand_photo_from_a_moved_camera_does_not_move_the_grid_off_the_tiles():
+    # game01 as a table sees it (eval_stills' "all at once", seed 4): its second photo, from
+    # a phone held its own way, has a hand over the board.  The grid moved a square fitted
+    # the hand's squares better and lost move 1's tiles, which then looked taken back: a
+    # withdrawal was invented.  A moved grid must show more of the known tiles.
+    import runpy
+
+    script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "bench" / "eval_stills.py"),
+                            run_name="eval_stills")
+    [stills] = [s for name, s, _ in script["real_variants"](4) if name.startswith("all at once")]
+    pipeline, reports = replayed([still.image for still in stills[:4]])
+    assert "withdrawn" not in [r.kind for r in reports]
+    assert [r.word for r in reports[:2]] == ["FIRNS", "V(I)TEN"]

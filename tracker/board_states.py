@@ -695,6 +695,7 @@ class Tracker:
         if int(self.known.sum()) < 3:
             return corners
         fits: list[tuple[float, int, tuple[int, int], np.ndarray, np.ndarray]] = []
+        agreement: dict[tuple[int, tuple[int, int]], int] = {}
         to_image = grid_to_image(corners)
         for dy in (0, -1, 1):
             for dx in (0, -1, 1):
@@ -715,6 +716,12 @@ class Tracker:
                     ) * 0.5 - 0.1 * (dx != 0 or dy != 0) - 0.2 * (turn != 0)
                     fits.append((score, turn, (dx, dy), np.roll(shifted, -turn, axis=0),
                                  np.rot90(grid, turn)))
+                    agreement[(turn, (dx, dy))] = int((occupied & self.known).sum())
+        # A grid moved a square must show more of the known tiles than the grid as found (the
+        # same way up): one that only shows fewer squares besides (a hand over the board,
+        # partly moved off the grid) loses tiles, and they would look taken back.
+        fits = [fit for fit in fits if fit[2] == (0, 0)
+                or agreement[(fit[1], fit[2])] > agreement[(fit[1], (0, 0))]]
         best = max(fits, key=lambda fit: fit[0])
         turned_alike = [fit for fit in fits if fit[2] == best[2] and fit[0] >= best[0] - 0.5]
         if len({fit[1] for fit in turned_alike}) > 1 and self.stable is not None:
