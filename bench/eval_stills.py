@@ -571,26 +571,12 @@ def all_at_once(inserted: Sequence[Still], fingers: dict[int, Still], left_out: 
                 corners: np.ndarray, rng: np.random.Generator) -> tuple[list[Still], list[int]]:
     """The game as a table sees it: the photos with hands inserted, the fingers' photos in
     place of their clean ones, ``left_out`` left out, every photo from a phone held its own
-    way (:func:`held_by_hand`'s turn and smear, the hands' photos too) and two of the clear
-    ones saved turned; and which were left out."""
-    from eval_real_views import camera_turned
-
-    from vision.letters import Blur
-
-    square_px = float(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1).mean()) / 15
+    way (:func:`held`, the hands' photos too) and two of the clear ones saved turned; and
+    which were left out."""
     stills = [fingers.get(s.turn, s) if s.kind == "clean" else s
               for s in inserted if s.turn not in left_out]
-    allowed = [i for i, s in enumerate(stills) if s.turn not in GAME_UNSEEN]
-    shaken = {int(i) for i in rng.choice(allowed, HELD_SHAKEN, replace=False)}
-    held = []
-    for i, still in enumerate(stills):
-        pitch, yaw = rng.uniform(-HELD_DEGREES, HELD_DEGREES, 2)
-        image = camera_turned(still.image, float(pitch), float(yaw), corners)
-        if i in shaken:
-            blur = Blur(motion=float(rng.uniform(*HELD_SMEAR)), angle=float(rng.uniform(0, 180)))
-            image = blur.apply(image, square_px)  # type: ignore[arg-type]
-        held.append(replace(still, image=image))
-    return saved_turned(held, 2, rng), left_out
+    taken, _ = held(stills, corners, rng, corners)
+    return saved_turned(taken, 2, rng), left_out
 
 
 #: A phone held by hand over the real game: each photo's camera turned by up to this many
@@ -603,26 +589,35 @@ HELD_SMEAR = (0.12, 0.2)
 
 def held_by_hand(photos: dict[int, np.ndarray], corners: np.ndarray,
                  rng: np.random.Generator) -> tuple[list[Still], list[int]]:
-    """game01's photos as a phone held by hand after each move would take them: each from a
-    camera turned its own way (:data:`HELD_DEGREES`), and :data:`HELD_SHAKEN` of them (never
-    the exchange's, move 15, nor the photo before it) blurred by the camera's motion
-    (:data:`HELD_SMEAR`, any direction); and which were blurred."""
+    """game01's photos as a phone held by hand after each move would take them (see
+    :func:`held`, each photo's board found in it), and which were blurred."""
+    stills, shaken = held([Still(photos[n], n) for n in range(1, 28)], corners, rng)
+    return stills, sorted(stills[i].turn for i in shaken)
+
+
+def held(stills: Sequence[Still], corners: np.ndarray, rng: np.random.Generator,
+         board: np.ndarray | None = None) -> tuple[list[Still], set[int]]:
+    """``stills`` taken each from a camera turned its own way (:data:`HELD_DEGREES`), and
+    :data:`HELD_SHAKEN` of them (never of the exchange's move 15, nor of the photo before it)
+    blurred by the camera's motion (:data:`HELD_SMEAR`, any direction), ``corners`` giving the
+    size of a square; the board kept in view where ``board`` (its corners) says, else where it
+    is found in each; and which (indices) were blurred."""
     from eval_real_views import camera_turned
 
     from vision.letters import Blur
 
     square_px = float(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1).mean()) / 15
-    allowed = [n for n in range(1, 28) if n not in GAME_UNSEEN]
-    shaken = sorted(int(n) for n in rng.choice(allowed, HELD_SHAKEN, replace=False))
-    stills = []
-    for n in range(1, 28):
+    allowed = [i for i, s in enumerate(stills) if s.turn not in GAME_UNSEEN]
+    shaken = {int(i) for i in rng.choice(allowed, HELD_SHAKEN, replace=False)}
+    out = []
+    for i, still in enumerate(stills):
         pitch, yaw = rng.uniform(-HELD_DEGREES, HELD_DEGREES, 2)
-        image = camera_turned(photos[n], float(pitch), float(yaw))
-        if n in shaken:
+        image = camera_turned(still.image, float(pitch), float(yaw), board)
+        if i in shaken:
             blur = Blur(motion=float(rng.uniform(*HELD_SMEAR)), angle=float(rng.uniform(0, 180)))
             image = blur.apply(image, square_px)  # type: ignore[arg-type]
-        stills.append(Still(image, n))
-    return stills, shaken
+        out.append(replace(still, image=image))
+    return out, shaken
 
 
 def run_real(seed: int, limit: float = 60.0) -> list[Outcome]:

@@ -359,9 +359,9 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         parts = self._moves_in(event)
         if parts is None:
             return None  # the players are asked which tiles went in which move
+        laid = {Square(r, c) for r, c in event.squares}
         shown_before = (len(parts) == 1 and bool(self._set_aside_views)
-                        and self._shown_laid({Square(r, c) for r, c in event.squares})
-                        == {Square(r, c) for r, c in event.squares})
+                        and self._shown_laid(laid) == laid)
         self._set_aside_views = []
         event, later = parts[0], parts[1:]
         self._queue[0:0] = later
@@ -414,7 +414,7 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
             self._defer_refused(PendingTurn(bare, {}, [], [], []), dict.fromkeys(bare, BLANK),
                                 "faces showing no letter alone", whole_photo=True)
             return None
-        if self._could_be_tiles(squares) or not self._faceless_apart(squares, bare):
+        if self._could_be_tiles(squares) or not self._faceless_apart(bare, lettered):
             return event
         as_read = {sq: BLANK for sq in bare}
         self._defer_refused(PendingTurn(bare, {}, [], [], []), as_read,
@@ -424,15 +424,11 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
                              event.reason)
 
 
-    def _faceless_apart(self, squares: list[Square], faceless: list[Square]) -> bool:
-        """Whether ``faceless`` (some of a photo's new ``squares``) all show no letter and lie
-        apart from the others, which show letters and could be moves on their own."""
-        if any(self._letter_read(sq) not in ("", BLANK) for sq in faceless):
-            return False
-        bare = {sq for sq in squares if self._letter_read(sq) in ("", BLANK)}
+    def _faceless_apart(self, bare: list[Square], lettered: list[Square]) -> bool:
+        """Whether a photo's new squares showing no letter (``bare``), no more than a finger
+        covers, lie apart from those showing letters, which could be moves on their own."""
         if len(bare) > FINGER_SQUARES:
             return False  # a hand over the board: it may hide part of the move
-        lettered = [sq for sq in squares if sq not in bare]
         return bool(lettered) and self._could_be_moves(lettered) and all(
             max(abs(a.row - b.row), abs(a.col - b.col)) > 1 for a in bare for b in lettered)
 

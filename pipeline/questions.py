@@ -370,13 +370,13 @@ class QuestionSteps:
         undone = events[first:]
         what = f"{self._listed(sorted(gone))}, taken for tiles in the photo before, "
         if not gone <= covered or any(id(e) not in reports for e in undone):
-            log.warning("%sare empty in this one, and no play of that photo laid them alone: "
+            log.warning("%sare empty in this one, and the last plays did not lay them all: "
                         "left as they are", what)
             self._set_aside.append(f"{what}are empty in this one: not taken back, as the "
                                    "plays since depend on them")
             return []
         game = copy.deepcopy(self.game)
-        again: list[tuple[Event, dict[Square, str]]] = []
+        again: list[Event] = []
         for _ in undone:
             game.undo()
         try:
@@ -384,9 +384,9 @@ class QuestionSteps:
                 assert old.play is not None
                 tiles = {sq: t for sq, t in old.play.placement.tiles if sq not in gone}
                 if tiles:
-                    again.append((game.place(tiles, note=old.note), tiles))
-        except Exception as exc:  # noqa: BLE001 - GameError: the rest is no play on its own
-            message = getattr(exc, "message", str(exc))
+                    again.append(game.place(tiles, note=old.note))
+        except GameError as exc:  # the rest is no play on its own
+            message = exc.message
             log.warning("%sare empty in this one, but the play without them is refused (%s): "
                         "left as they are", what, self.in_game_names(message))
             self._set_aside.append(f"{what}are empty in this one: not taken back, as the play "
@@ -409,7 +409,7 @@ class QuestionSteps:
         for square in gone:
             self._laid.pop(square, None)
             self._forget_learnt(square)
-        for new, _ in again:
+        for new in again:
             assert new.play is not None
             out.append(self._report(
                 "play", new, position=new.play.main.position, word=new.play.main.marked,

@@ -382,9 +382,8 @@ def _finger_squares(arm_blocks: np.ndarray, touched: np.ndarray) -> np.ndarray |
     """Where a finger lies, when what crosses the board's edge (``arm_blocks``, the margin's
     half-square blocks that changed) touches no more squares than a finger does: the squares
     of ``touched`` (taken for tiles, for tiles gone, or changed unexplained) beside those
-    blocks, or None
-    for a hand or an arm (more squares, or squares touched away from the edge's change that
-    are not ``touched`` tiles of a move: the caller tells those apart).
+    blocks, or None for a hand or an arm (more squares).  What is touched away from the edge
+    (a move, or something else) the caller judges.
 
     >>> arm = np.zeros((2 * SIZE + 4, 2 * SIZE + 4), bool); arm[10:13, 0] = True
     >>> touched = np.zeros((SIZE, SIZE), bool); touched[4, 0] = touched[5, 0] = True
@@ -400,6 +399,11 @@ def _finger_squares(arm_blocks: np.ndarray, touched: np.ndarray) -> np.ndarray |
     beside = cv2.dilate(beside, np.ones((3, 3), np.uint8)) > 0
     finger = touched & beside
     return None if int(finger.sum()) > _FINGER_SQUARES else finger
+
+
+def _near(squares: np.ndarray) -> np.ndarray:
+    """The squares (15x15 mask) within two of ``squares``, diagonals too."""
+    return cv2.dilate(squares.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
 
 
 def _foreign(change: np.ndarray, unexplained: np.ndarray, arm_blocks: np.ndarray) -> np.ndarray:
@@ -509,7 +513,6 @@ class Tracker:
         #: whether the last clear view's frame was compared with the one before (a still
         #: from a camera moved since, found again, is compared on its tiles alone)
         self._stable_frame_clear = True
-        self._relocated_view = False
         self._held_in_a_row = 0
         #: the known squares when the stable view (and the one before it) was taken
         self._known_at_stable = self.known.copy()
@@ -792,7 +795,6 @@ class Tracker:
         view = self._view(time, frame)
         occupied = self._occupied(view)
         relocated = bool(events) and isinstance(events[-1], BoardRelocated)
-        self._relocated_view = relocated
         if self.stable is None:
             # Nothing to compare with yet: the tiles not known to be there are new.
             changed = appeared = occupied & ~self.known
@@ -924,7 +926,7 @@ class Tracker:
         self._held_still = None
         self._recheck[:] = False
         events.extend(self._decide(time, view, added, removed, still,
-                                   reference=finger is None))
+                                   reference=finger is None, frame_compared=not relocated))
         return events
 
     def _finger_apart(self, arm_blocks: np.ndarray, added: np.ndarray, removed: np.ndarray,
@@ -942,8 +944,7 @@ class Tracker:
         gone = removed & ~finger
         if gone.any() and not self._removal_fits(gone, added & ~finger):
             return None
-        near = cv2.dilate(finger.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
-        if (added & ~finger & near).any():
+        if (added & ~finger & _near(finger)).any():
             return None
         return finger
 
@@ -963,15 +964,15 @@ class Tracker:
             return True
         if not self.stills:
             return False  # a player still moving the tiles of a move just made
-        near = cv2.dilate(removed.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
-        return not (added & near).any()
+        return not (added & _near(removed)).any()
 
     def _decide(
         self, time: float, view: _View, added: np.ndarray, removed: np.ndarray, still: bool,
-        reference: bool = True,
+        reference: bool = True, frame_compared: bool = True,
     ) -> list[TrackEvent]:
         """What a clear view shows: tiles laid or taken off, or no placement; ``reference``:
-        the view is the one the next is compared with (not one with a finger in it)."""
+        the view is the one the next is compared with (not one with a finger in it), whose
+        frame was compared with the last (``frame_compared``: not a view found again)."""
         events: list[TrackEvent] = []
         gone = set(_squares(removed))
         new = set(_squares(added))
@@ -1001,7 +1002,7 @@ class Tracker:
         if reference:
             self._stable_before, self.stable = self.stable, view
             self._known_before, self._known_at_stable = self._known_at_stable, self.known.copy()
-            self._stable_frame_clear = not self._relocated_view
+            self._stable_frame_clear = frame_compared
         self._held_in_a_row = 0
         return events
 
