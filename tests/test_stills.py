@@ -171,6 +171,27 @@ def test_a_last_photo_with_a_finger_on_a_tile_scores_the_move_beside_it(
 
 
 @needs_game
+@pytest.mark.parametrize(("seed", "held_back"), [(0, 1), (1, 0)])
+def test_a_last_photo_with_a_finger_right_beside_the_move_scores_it(
+        photos, record_scores, seed, held_back):
+    # The last move (BÜ down column N, rows 6-7) is laid at the edge, and the photo has a
+    # finger on O8 right beside it, taken for a tile on O9 too.  With no later photo to show
+    # the move clear, it was lost: left out with the finger (seed 1: asked as a pass), or
+    # the photo set aside as something over the board and its whole patch dropped (seed 0).
+    # Now the tiles beside the finger are taken as read, and what the finger was taken for
+    # shows no letter and is dropped.
+    from sim.hands import paste_hand
+
+    corners = locate_board(photos[0]).corners
+    fingered, _ = paste_hand(photos[26], corners, 0.0, np.random.default_rng(seed),
+                             finger_on_tile=True, square=(7, 14))
+    pipeline, _ = replayed([*photos[:26], fingered])
+    assert pipeline.tracker.counters["held_back"] == held_back
+    assert final(pipeline) == record_scores
+    assert pipeline.game.board.get(5, 13) == "B" and pipeline.game.board.get(8, 14) is None
+
+
+@needs_game
 def test_a_finger_on_a_tile_in_the_photo_of_an_exchange_keeps_the_turn(photos, record_scores):
     # Move 15 is an exchange: its photo shows the board as move 14's did, with a finger
     # resting on F12 at the edge.  Set aside, the turn was lost and every later move went to

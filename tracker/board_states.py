@@ -507,6 +507,9 @@ class Tracker:
         self._last_locate: float | None = None
         self._occupancy_memory: list[tuple[np.ndarray, np.ndarray]] = []
         self._held_still: _HeldStill | None = None
+        #: the last still, where a finger at the board's edge lay over or beside squares
+        #: taken for tiles that were left out (the next still shows them clear)
+        self._finger_still: _HeldStill | None = None
         self._last_still: np.ndarray | None = None
         #: the stable view before the last one, and stills held back since the last decided
         self._stable_before: _View | None = None
@@ -614,6 +617,12 @@ class Tracker:
         events: list[TrackEvent] = []
         if self._held_still is not None:
             held, self._held_still = self._held_still, None
+            events.extend(self._examine(held.time, held.frame, still=True, force=True))
+        elif self._finger_still is not None:
+            # The last still's finger lay beside tiles it was taken to cover; no later still
+            # will show them clear: they are decided on as that still shows them (a move of
+            # a tile or two laid at the edge, the hand still beside it).
+            held, self._finger_still = self._finger_still, None
             events.extend(self._examine(held.time, held.frame, still=True, force=True))
         return events + self.commit(time, reason="end of source")
 
@@ -860,7 +869,18 @@ class Tracker:
         )
         finger = self._finger_apart(arm_blocks, added, removed,
                                     unexplained) if still and arm else None
-        if finger is not None:
+        self._finger_still = None
+        if finger is not None and force:
+            # The source ended on this still (see finish): the tiles beside the finger
+            # are taken as shown; a tile it seemed to hide is still there.
+            log.info("still at %.0f: a finger at the board's edge in the last still, the "
+                     "tiles beside it taken as shown", time)
+            removed &= ~finger
+            obstructed = False
+            finger = None
+        elif finger is not None:
+            if (finger & added).any():
+                self._finger_still = _HeldStill(time, frame, finger & added)
             # A finger resting on the board's edge (on a tile, perhaps), nothing else changed
             # but tiles laid apart from it: the view is decided without the finger's squares
             # (the board as the last photo showed it is a pass or an exchange, asked as
@@ -922,7 +942,15 @@ class Tracker:
             # squares the change cannot explain are left to the players rather than guessed.
             if not removal_ok:
                 removed = np.zeros_like(removed)
-            added &= ~_foreign(changed | added, unexplained, arm_blocks)
+            fingertip = _finger_squares(arm_blocks, added | removed | unexplained) if (
+                force and arm) else None
+            if fingertip is not None and not (unexplained & ~fingertip).any():
+                # The last still, a finger at the edge beside tiles laid there: the tiles are
+                # taken as read (what the finger itself was taken for shows no letter, which
+                # the reading tells), as no later still will show them clear.
+                removed &= ~fingertip
+            else:
+                added &= ~_foreign(changed | added, unexplained, arm_blocks)
         self._held_still = None
         self._recheck[:] = False
         events.extend(self._decide(time, view, added, removed, still,
