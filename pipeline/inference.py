@@ -393,6 +393,7 @@ class InferenceSteps:
         exists.
         """
         state, tiles = check.state, check.tiles
+        self._ask_own_when_earlier_confirmed(check)
         short = {t: -n for t, n in check.left.items()
                  if n < 0 and t != BLANK and t not in state.short_asked}
         if not short:
@@ -447,6 +448,43 @@ class InferenceSteps:
                     f"which letter is the tile on {self.name(square)} (laid in turn "
                     f"{laid.turn}, read as {letter})?",
                     square=square, choices=options + [letter], guess=options[0],
+                ))
+
+
+    def _ask_own_when_earlier_confirmed(self, check: CheckRound) -> None:
+        """A letter of which none is left, whose earlier tiles the players were asked about
+        and confirmed as read: this placement's own tile of that letter is the misread (an O
+        read as the set's only Ö, already on the board).  Its own tiles of that letter are
+        asked about (once): the letters its readers proposed offered first, then those its
+        classifier ranks next (or every letter still unseen, without one)."""
+        state, tiles = check.state, check.tiles
+        for letter in sorted(t for t, n in check.left.items()
+                             if n < 0 and t in state.short_asked
+                             and t not in state.own_short_asked):
+            asked = [q for q in state.questions
+                     if q.kind == "letter" and q.square is not None
+                     and q.square not in tiles and q.square in self._laid
+                     and self._laid[q.square].letter == letter]
+            if not asked or any((q.answer or "").strip() != letter for q in asked):
+                continue
+            state.own_short_asked.add(letter)
+            own = [sq for sq in sorted(tiles) if sq not in check.given and tiles[sq] == letter]
+            seconds = self._second_readings(own)
+            confirmed = ", ".join(self.name(q.square) for q in asked if q.square is not None)
+            for square in own:
+                read = self._reads.get(square)
+                glyph = read.glyphs.get(square) if read is not None else None
+                ranking = self._classifier_ranking(glyph) if glyph is not None else None
+                ranked = [*sorted(self._other_readings(square, letter, seconds)),
+                          *(ranking or sorted(self.tileset.letters))]
+                options = [t for t in dict.fromkeys(ranked)
+                           if t != letter and t != BLANK and check.left[t] >= 1][:MOST_CHOICES]
+                state.questions.append(self._ask(
+                    "letter",
+                    f"no {letter} is left for this play ({confirmed} confirmed as {letter}): "
+                    f"which letter is the tile on {self.name(square)} (read as {letter})?",
+                    square=square, choices=options + [letter],
+                    guess=options[0] if options else letter,
                 ))
 
 
@@ -573,7 +611,12 @@ class InferenceSteps:
         guess nobody confirmed was applied."""
         wanted, guessed = self._earlier_corrections(state)
         todo = [c for c in wanted.values() if self.game.board[c.square] != c.letter]
-        state.corrections = list(wanted.values())
+        # A tile the players confirmed as read is no correction, and is not doubted again.
+        for confirmed in (c for c in wanted.values() if c.letter == c.was):
+            if any(q.square == confirmed.square and q.answer is not None
+                   for q in state.questions):
+                self._laid[confirmed.square].confirmed = True
+        state.corrections = [c for c in wanted.values() if c.letter != c.was]
         if not todo:
             return guessed
         game = self._replayed({c.square: c.letter for c in todo})

@@ -158,6 +158,9 @@ class PendingTurn:
     words_stand: bool = False
     #: letters of which none is left that the players were asked about
     short_asked: set[str] = field(default_factory=set)
+    #: ... and whose earlier tiles the players confirmed, so that this placement's own tiles
+    #: of that letter were asked about
+    own_short_asked: set[str] = field(default_factory=set)
     #: tiles of earlier moves to correct before this one is placed
     corrections: list[Correction] = field(default_factory=list)
     #: what the game's record of the play says of its letters (corrections by the dictionary)

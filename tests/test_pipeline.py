@@ -568,6 +568,24 @@ def test_without_a_word_list_the_players_say_which_earlier_tile_was_misread(read
     assert pipeline.game.scores == [10, report.score]
 
 
+def test_an_earlier_tile_confirmed_leaves_this_plays_own_tile_asked(readers):
+    # As above, but the players confirm H8's I: this play's own I is then the misread (no I
+    # is left for it), and is asked about too.  It stood as read, a tile nobody has.
+    pipeline = scripted(readers, None, tileset=one_i())  # type: ignore[arg-type]
+    lay(pipeline, readers, "G8", [(c, 0.95) for c in "BIT"])
+    assert lay(pipeline, readers, "I9", [("I", 0.95)], down=True) == []
+    [earlier] = pipeline.pending
+    assert earlier.square == Square.parse("H8")
+    assert pipeline.answer(earlier.id, "I") == []
+    [own] = pipeline.pending
+    assert own.kind == "letter" and own.square == Square.parse("I9")
+    assert "H8 confirmed as I" in own.prompt and own.choices[-1] == "I", own.prompt
+    [report] = pipeline.answer(own.id, "E")
+    assert report.word == "(T)E" and report.corrected == []
+    assert pipeline.game.board[Square.parse("H8")] == "I"
+    assert pipeline.game.board[Square.parse("I9")] == "E"
+
+
 def test_a_confirmed_move_is_learnt_off_the_frame_loop(rendered_profile, monkeypatch):
     # Each tile is learnt under many blurs (about a tenth of a second a move): a thread of its
     # own does it, and the next read waits for it.
