@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pipeline.reports import NO_TURN, DeferredRefusal, MoveReport, PendingTurn, Question, note_once
 from scorer.game import ChallengeRule, Event, EventKind, GameError
 from scorer.squares import Square
+from scorer.tiles import BLANK
 
 if TYPE_CHECKING:
     pass
@@ -171,6 +172,23 @@ class QuestionSteps:
             if not back:
                 # Gone: the photo that showed them alone showed no placement.
                 return NoPlacement(event.time), [event], []
+            lettered = [sq for sq in now if self._letter_read(sq) not in ("", BLANK)]
+            if len(back) > 1 and lettered and all(
+                    self._letter_read(sq) in ("", BLANK) for sq in back) and all(
+                    max(abs(a.row - b.row), abs(a.col - b.col)) > 1
+                    for a in back for b in lettered):
+                # Faces showing no letter again, apart from a move this photo shows: a finger
+                # left where it rested, or a hand resting there again (both blanks played
+                # alone, with no letter beside them, is far rarer).  The photo before showed
+                # no placement; the rest of this one's change is judged as any photo's, and
+                # those squares are looked at again in the next (tiles there come back).
+                self._set_aside.append(
+                    f"{self._listed(back)}, showing no letter in two photos running, apart "
+                    "from the move: taken for something over the board")
+                self.tracker.reconsider((sq.row, sq.col) for sq in back)
+                rest = tuple((sq.row, sq.col) for sq in sorted(now - set(back)))
+                return NoPlacement(event.time), [MoveCommitted(event.time, rest,
+                                                               event.reason)], []
             # Back: tiles after all (a blank played alone), the move of the photo before;
             # what else this photo shows is a turn of its own, or none.
             moved = tuple((sq.row, sq.col) for sq in back)

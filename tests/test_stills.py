@@ -564,6 +564,64 @@ def test_a_blank_played_alone_is_looked_at_once_more_and_then_scored(enable, see
     assert [r.player for r in reports] == ["two", "one"]
 
 
+def test_faces_showing_no_letter_twice_running_beside_a_move_are_no_move(enable, seed8):
+    # A photo shows two faceless "tiles" alone at O2 and O3 (a finger resting on the board,
+    # taken for blanks), and the next photo shows them again, apart from the next move (K5
+    # ...RS): a finger left where it rested, not both blanks played alone.  The photo before
+    # showed no placement (asked, unanswered: a pass); they were taken for a move of two
+    # blanks, and the game's blanks were gone.
+    photo, profile = seed8
+    eleven = played(ELEVEN_PLAYS)
+    twelve = played([*ELEVEN_PLAYS, ("K5", ".....RS")])
+
+    def fingered(rows: list[str]) -> list[str]:
+        return [row[:14] + ("e" if r in (1, 2) else row[14]) for r, row in enumerate(rows)]
+
+    run = Pipeline(["one", "two"], profile=profile, lexicon=enable, stills=True,
+                   game=played(ELEVEN_PLAYS), answers=lambda q: None)
+    run.tracker.update(0.0, photo(eleven.board.rows(), 11)[0])
+    assert run.feed(1.0, photo(fingered(eleven.board.rows()), 12)[0]) == []
+    reports = run.feed(2.0, photo(fingered(twelve.board.rows()), 13)[0])
+    assert [(r.kind, r.position, r.player) for r in reports] == [
+        ("pass", "", "two"), ("play", "K5", "one")]
+    assert any("showing no letter in two photos running" in n for n in reports[0].notes)
+    assert run.game.board.get(1, 14) is None and run.game.board.get(2, 14) is None
+
+
+def test_a_finger_over_a_tile_from_a_moved_camera_keeps_the_turn(enable, seed8):
+    # A phone held by hand: each photo from its own place, so the board's margin is not
+    # compared and a finger crossing it goes unseen.  The photo of an exchange has a finger
+    # resting on an old tile near the edge, which it hides: a tile gone that no withdrawn
+    # move explains.  Set aside, the exchange's turn was lost and the next move went to the
+    # wrong player; the finger's squares are left out instead, and the turn is asked about.
+    from sim.hands import paste_hand
+
+    photo, profile = seed8
+    eleven = played(ELEVEN_PLAYS)
+    twelve = played([*ELEVEN_PLAYS, ("K5", ".....RS")])
+
+    def moved(image: np.ndarray, dx: float, angle: float) -> np.ndarray:
+        h, w = image.shape[:2]
+        turn = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 0.97)
+        turn[0, 2] += dx
+        return cv2.warpAffine(image, turn, (w, h), borderMode=cv2.BORDER_REPLICATE)
+
+    run = Pipeline(["one", "two"], profile=profile, lexicon=enable, stills=True,
+                   game=played(ELEVEN_PLAYS), answers=lambda q: None)
+    run.tracker.update(0.0, photo(eleven.board.rows(), 11)[0])
+    image, corners = photo(eleven.board.rows(), 12)
+    finger, _ = paste_hand(image, corners, 0.0, np.random.default_rng(0), finger_on_tile=True,
+                           square=(1, 13))
+    assert eleven.board.get(1, 13) is not None
+    [turn] = run.feed(1.0, moved(finger, 12.0, 2.0))
+    assert run.tracker.counters["held_back"] == 0
+    assert (turn.kind, turn.player) == ("pass", "two")  # asked, unanswered
+    assert [q.kind for q in turn.questions] == ["no_placement"]
+    reports = run.feed(2.0, moved(photo(twelve.board.rows(), 13)[0], -10.0, -1.5))
+    assert [(r.kind, r.position, r.player) for r in reports] == [("play", "K5", "one")]
+    assert run.game.board.rows() == twelve.board.rows()
+
+
 @needs_game
 def test_a_hand_photo_from_a_moved_camera_does_not_move_the_grid_off_the_tiles():
     # game01 as a table sees it (eval_stills' "all at once", seed 4): its second photo, from

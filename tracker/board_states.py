@@ -378,6 +378,11 @@ _FINGER_SQUARES = 4
 _FINGER_TILES = 2
 
 
+#: Squares from the board's edge (0: on the edge row or column) at most where a finger rests
+#: on a tile a camera moved since the last view sees gone (a hand reaches in from the side).
+_FINGER_REACH = 2
+
+
 def _finger_squares(arm_blocks: np.ndarray, touched: np.ndarray) -> np.ndarray | None:
     """Where a finger lies, when what crosses the board's edge (``arm_blocks``, the margin's
     half-square blocks that changed) touches no more squares than a finger does: the squares
@@ -869,6 +874,8 @@ class Tracker:
         )
         finger = self._finger_apart(arm_blocks, added, removed,
                                     unexplained) if still and arm else None
+        if finger is None and still and relocated and not removal_ok:
+            finger = self._finger_over_tiles(added, removed)
         self._finger_still = None
         if finger is not None and force:
             # The source ended on this still (see finish): the tiles beside the finger
@@ -973,6 +980,26 @@ class Tracker:
         if gone.any() and not self._removal_fits(gone, added & ~finger):
             return None
         if (added & ~finger & _near(finger)).any():
+            return None
+        return finger
+
+    def _finger_over_tiles(self, added: np.ndarray, removed: np.ndarray) -> np.ndarray | None:
+        """Where a camera moved since the last clear view (held by hand: no margin to compare)
+        sees a tile or two near the board's edge gone, and no withdrawn move explains it: a
+        finger resting on them (:data:`_FINGER_TILES` at most, within
+        :data:`_FINGER_REACH` squares of the edge), with the squares beside them it was taken
+        for tiles on; None otherwise, or where tiles laid elsewhere come within two squares
+        of it (a move running under a finger waits for the next photo)."""
+        count = int(removed.sum())
+        if not 0 < count <= _FINGER_TILES:
+            return None
+        rows, cols = np.nonzero(removed)
+        depth = np.minimum(np.minimum(rows, cols), np.minimum(SIZE - 1 - rows, SIZE - 1 - cols))
+        if int(depth.max()) > _FINGER_REACH:
+            return None
+        beside = cv2.dilate(removed.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        finger = removed | (added & beside)
+        if int(finger.sum()) > _FINGER_SQUARES or (added & ~finger & _near(finger)).any():
             return None
         return finger
 
