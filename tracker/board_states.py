@@ -986,17 +986,30 @@ class Tracker:
     def _finger_over_tiles(self, added: np.ndarray, removed: np.ndarray) -> np.ndarray | None:
         """Where a camera moved since the last clear view (held by hand: no margin to compare)
         sees a tile or two near the board's edge gone, and no withdrawn move explains it: a
-        finger resting on them (:data:`_FINGER_TILES` at most, within
+        finger resting on them (:data:`_FINGER_TILES` at most, side by side, within
         :data:`_FINGER_REACH` squares of the edge), with the squares beside them it was taken
         for tiles on; None otherwise, or where tiles laid elsewhere come within two squares
-        of it (a move running under a finger waits for the next photo)."""
+        of it (a move running under a finger waits for the next photo).
+
+        >>> tracker = Tracker(stills=True)
+        >>> gone, laid = np.zeros((SIZE, SIZE), bool), np.zeros((SIZE, SIZE), bool)
+        >>> gone[3, 14] = laid[4, 14] = True
+        >>> np.argwhere(tracker._finger_over_tiles(laid, gone)).tolist()
+        [[3, 14], [4, 14]]
+        >>> laid[7, 7] = True                                # a move far from it: decided
+        >>> np.argwhere(tracker._finger_over_tiles(laid, gone)).tolist()
+        [[3, 14], [4, 14]]
+        >>> gone[3, 14], gone[7, 6] = False, True              # in the middle: not a finger
+        >>> tracker._finger_over_tiles(laid, gone) is None
+        True
+        """
         count = int(removed.sum())
         if not 0 < count <= _FINGER_TILES:
             return None
         rows, cols = np.nonzero(removed)
         depth = np.minimum(np.minimum(rows, cols), np.minimum(SIZE - 1 - rows, SIZE - 1 - cols))
-        if int(depth.max()) > _FINGER_REACH:
-            return None
+        if int(depth.max()) > _FINGER_REACH or max(np.ptp(rows), np.ptp(cols)) > 1:
+            return None  # too far in, or tiles apart (one finger covers neighbours at most)
         beside = cv2.dilate(removed.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
         finger = removed | (added & beside)
         if int(finger.sum()) > _FINGER_SQUARES or (added & ~finger & _near(finger)).any():
