@@ -241,6 +241,35 @@ def test_tesseract_overrules_a_guessing_classifier_only_with_a_letter_nearly_as_
     assert sources == ["tesseract", "classifier"]
 
 
+def test_tesseract_overruling_with_a_letter_less_like_the_glyph_is_named_unsure(monkeypatch):
+    """Where the glyph is somewhat less like Tesseract's letter than like the classifier's own
+    (OVERRULED_UNSURE_FROM or more, still within OVERRULE_GAP), Tesseract is right about half
+    the time: its letter stands, named unsure rather than with its own certainty (a real
+    German Q, to the stock classifier O 0.73, G 0.70, Q 0.65, read G by Tesseract with 0.93,
+    was a confident misread)."""
+    from vision.letter_choice import (
+        OVERRULE,
+        OVERRULE_GAP,
+        OVERRULED_CONFIDENCE,
+        OVERRULED_UNSURE_FROM,
+        read_letters,
+    )
+    from vision.letters import LetterGuess
+    from vision.read import UNSURE_SHOWN
+
+    assert OVERRULED_UNSURE_FROM < OVERRULE_GAP and OVERRULED_CONFIDENCE < UNSURE_SHOWN
+    guessing = OVERRULE / 2
+    close = 0.73 - OVERRULED_UNSURE_FROM / 2
+    less = 0.73 - (OVERRULED_UNSURE_FROM + OVERRULE_GAP) / 2
+    scripted = [LetterGuess("O", guessing, 0.73, ("O", "G", "Q"), (0.73, close, 0.65)),
+                LetterGuess("O", guessing, 0.73, ("O", "G", "Q"), (0.73, less, 0.65))]
+    classifier, glyphs = _scripted(monkeypatch, scripted)
+    classifier.stock = True
+    read, sources = read_letters(glyphs, classifier, _Tesseract("GG"))
+    assert [g.letter for g in read] == ["G", "G"] and sources == ["tesseract", "tesseract"]
+    assert read[0].confidence == 0.9 and read[1].confidence == OVERRULED_CONFIDENCE
+
+
 def test_a_profiles_letter_is_confirmed_by_tesseract_never_overruled(monkeypatch):
     """A profile's classifier, learnt from the user's own tiles, keeps a letter it has learnt
     however unsure of it: a board read does not ask Tesseract about it, and a tracker's read
