@@ -407,7 +407,7 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         squares = [Square(r, c) for r, c in event.squares]
         if not self.stills or tuple(event.squares) in self._split_notes:
             return event  # (one of several moves a photo showed: split already)
-        bare = [sq for sq in squares if self._letter_read(sq) in ("", BLANK)]
+        bare = [sq for sq in squares if self._faceless(sq)]
         lettered = [sq for sq in squares if sq not in bare]
         if (bare and not lettered and len(bare) <= FINGER_SQUARES
                 and tuple(event.squares) not in self._final_refusals):
@@ -429,8 +429,7 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         covers, lie apart from those showing letters, which could be moves on their own."""
         if len(bare) > FINGER_SQUARES:
             return False  # a hand over the board: it may hide part of the move
-        return bool(lettered) and self._could_be_moves(lettered) and all(
-            max(abs(a.row - b.row), abs(a.col - b.col)) > 1 for a in bare for b in lettered)
+        return bool(lettered) and self._could_be_moves(lettered) and self._apart(bare, lettered)
 
 
     def _resume(self) -> MoveReport | None:

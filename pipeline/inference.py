@@ -613,8 +613,7 @@ class InferenceSteps:
         todo = [c for c in wanted.values() if self.game.board[c.square] != c.letter]
         # A tile the players confirmed as read is no correction, and is not doubted again.
         for confirmed in (c for c in wanted.values() if c.letter == c.was):
-            if any(q.square == confirmed.square and q.answer is not None
-                   for q in state.questions):
+            if self._answered_about(state, confirmed.square):
                 self._laid[confirmed.square].confirmed = True
         state.corrections = [c for c in wanted.values() if c.letter != c.was]
         if not todo:
@@ -645,9 +644,14 @@ class InferenceSteps:
             laid = self._laid[correction.square]
             self._relabel(correction.square, laid.letter, correction.letter)
             laid.letter = correction.letter
-            laid.confirmed = any(q.square == correction.square and q.answer is not None
-                                 for q in state.questions)
+            laid.confirmed = self._answered_about(state, correction.square)
         return guessed
+
+
+    @staticmethod
+    def _answered_about(state: PendingTurn, square: Square) -> bool:
+        """Whether the players answered a question of this turn about ``square``."""
+        return any(q.square == square and q.answer is not None for q in state.questions)
 
 
     def _replayed(self, letters: dict[Square, str]) -> Game | None:

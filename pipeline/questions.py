@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 from pipeline.reports import NO_TURN, DeferredRefusal, MoveReport, PendingTurn, Question, note_once
 from scorer.game import ChallengeRule, Event, EventKind, GameError
 from scorer.squares import Square
-from scorer.tiles import BLANK
 
 if TYPE_CHECKING:
     pass
@@ -172,11 +171,9 @@ class QuestionSteps:
             if not back:
                 # Gone: the photo that showed them alone showed no placement.
                 return NoPlacement(event.time), [event], []
-            lettered = [sq for sq in now if self._letter_read(sq) not in ("", BLANK)]
-            if len(back) > 1 and lettered and all(
-                    self._letter_read(sq) in ("", BLANK) for sq in back) and all(
-                    max(abs(a.row - b.row), abs(a.col - b.col)) > 1
-                    for a in back for b in lettered):
+            lettered = [sq for sq in now if not self._faceless(sq)]
+            if (len(back) > 1 and lettered and all(self._faceless(sq) for sq in back)
+                    and self._apart(back, lettered)):
                 # Faces showing no letter again, apart from a move this photo shows: a finger
                 # left where it rested, or a hand resting there again (both blanks played
                 # alone, with no letter beside them, is far rarer).  The photo before showed

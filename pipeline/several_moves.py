@@ -15,6 +15,7 @@ unconfirmed.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from pipeline.reports import Question
@@ -72,7 +73,7 @@ class SeveralMovesSteps:
     def _could_be_tiles(self, squares: list[Square]) -> bool:
         """Whether the squares' faces, as read, could all be tiles left to lay: no more faces
         without a letter (blanks, or a hand taken for tiles) than blanks are unseen."""
-        bare = sum(self._letter_read(square) in ("", BLANK) for square in squares)
+        bare = sum(self._faceless(square) for square in squares)
         unseen = self.game.unseen()
         return bare <= unseen.get(BLANK, 0) and len(squares) <= sum(unseen.values())
 
@@ -80,6 +81,24 @@ class SeveralMovesSteps:
         """The letter read on a square that gained a tile (``""``: none read)."""
         entry = self._reads.get(square)
         return entry.guesses[square][0] if entry is not None else ""
+
+    def _faceless(self, square: Square) -> bool:
+        """Whether a square that gained a tile shows no letter (a blank, or what was taken
+        for a tile: a finger, a hand's edge)."""
+        return self._letter_read(square) in ("", BLANK)
+
+    @staticmethod
+    def _apart(squares: Iterable[Square], others: Iterable[Square]) -> bool:
+        """Whether no square of ``squares`` touches one of ``others`` (diagonals too).
+
+        >>> SeveralMovesSteps._apart([Square(0, 0)], [Square(2, 1)])
+        True
+        >>> SeveralMovesSteps._apart([Square(0, 0)], [Square(1, 1)])
+        False
+        """
+        others = list(others)
+        return all(max(abs(a.row - b.row), abs(a.col - b.col)) > 1
+                   for a in squares for b in others)
 
     def _choose_split(self, splits: list[Split],
                       event: Any) -> tuple[Split | None, str, Question | None]:
@@ -119,7 +138,7 @@ class SeveralMovesSteps:
         for view in self._set_aside_views:
             squares = sorted(sq for sq in (Square(r, c) for r, c in view.laid)
                              if sq in new and sq not in shown
-                             and self._letter_read(sq) not in ("", BLANK))
+                             and not self._faceless(sq))
             if not squares or view.frame is None:
                 continue
             glyphs = glyphs_of_frame(view.frame, view.corners,

@@ -877,9 +877,18 @@ class Tracker:
         if finger is None and still and relocated and not removal_ok:
             finger = self._finger_over_tiles(added, removed)
         self._finger_still = None
+        if finger is None and still and force and arm:
+            # The source ended on this still (see finish): no later still will show clear
+            # the tiles laid beside a finger, even right beside it; what the finger itself
+            # was taken for shows no letter, which the reading tells.
+            if not removal_ok:
+                removed = np.zeros_like(removed)
+            tip = _finger_squares(arm_blocks, added | removed | unexplained)
+            if tip is not None and not (unexplained & ~tip).any():
+                finger = tip
         if finger is not None and force:
-            # The source ended on this still (see finish): the tiles beside the finger
-            # are taken as shown; a tile it seemed to hide is still there.
+            # The tiles beside the finger are taken as shown; a tile it seemed to hide is
+            # still there.
             log.info("still at %.0f: a finger at the board's edge in the last still, the "
                      "tiles beside it taken as shown", time)
             removed &= ~finger
@@ -949,15 +958,7 @@ class Tracker:
             # squares the change cannot explain are left to the players rather than guessed.
             if not removal_ok:
                 removed = np.zeros_like(removed)
-            fingertip = _finger_squares(arm_blocks, added | removed | unexplained) if (
-                force and arm) else None
-            if fingertip is not None and not (unexplained & ~fingertip).any():
-                # The last still, a finger at the edge beside tiles laid there: the tiles are
-                # taken as read (what the finger itself was taken for shows no letter, which
-                # the reading tells), as no later still will show them clear.
-                removed &= ~fingertip
-            else:
-                added &= ~_foreign(changed | added, unexplained, arm_blocks)
+            added &= ~_foreign(changed | added, unexplained, arm_blocks)
         self._held_still = None
         self._recheck[:] = False
         events.extend(self._decide(time, view, added, removed, still,

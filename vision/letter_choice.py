@@ -421,12 +421,12 @@ def _gap(guess: LetterGuess, letter: str) -> float:
     """How much less like ``letter`` the classifier finds the glyph than like its likeliest
     (0 where it has no similarities for it).
 
-    >>> _gap(LetterGuess("O", 0.1, 0.7, ("O", "G", "Q"), (0.73, 0.70, 0.65)), "G")
+    >>> round(_gap(LetterGuess("O", 0.1, 0.7, ("O", "G", "Q"), (0.73, 0.70, 0.65)), "G"), 6)
     0.03
     """
     if letter not in guess.likeliest or len(guess.likeness) <= guess.likeliest.index(letter):
         return 0.0
-    return round(guess.likeness[0] - guess.likeness[guess.likeliest.index(letter)], 6)
+    return guess.likeness[0] - guess.likeness[guess.likeliest.index(letter)]
 
 
 def _nearly_as_like(guess: LetterGuess, letter: str) -> bool:
@@ -443,4 +443,4 @@ def _nearly_as_like(guess: LetterGuess, letter: str) -> bool:
         return False
     if len(guess.likeness) < len(ranked):
         return True
-    return guess.likeness[0] - guess.likeness[ranked.index(letter)] <= OVERRULE_GAP
+    return _gap(guess, letter) <= OVERRULE_GAP
