@@ -423,8 +423,8 @@ class LetterClassifier:
             glyphs = np.asarray(glyphs, np.float32).reshape(-1, GLYPH_PX, GLYPH_PX)
             if self.stock and len(glyphs) > BLURS_FROM_GLYPHS:
                 return self._per_class_of_many(glyphs)
-            runs = _stretch(np.maximum.reduceat(features(glyphs) @ self._features.T,
-                                                self._run_starts, axis=1))
+            runs = _stretch(_nearest_of_runs(features(glyphs), self._features,
+                                             self._run_starts))
         table = self._table(runs)
         allowed = self._blurs_allowed(table.max(axis=2))
         return self._refined(glyphs, table[:, allowed].max(axis=1), allowed)
@@ -438,8 +438,8 @@ class LetterClassifier:
         # Spread more than a glyph apart, so each glyph at most once (and not np.unique, whose
         # first call imports numpy.ma: 6 ms of a cold read).
         chosen = np.linspace(0, len(glyphs) - 1, BLURS_FROM_GLYPHS).round().astype(np.int64)
-        first = self._table(_stretch(np.maximum.reduceat(
-            found[chosen] @ self._features.T, self._run_starts, axis=1)))
+        first = self._table(_stretch(_nearest_of_runs(found[chosen], self._features,
+                                                      self._run_starts)))
         allowed = self._blurs_allowed(first.max(axis=2))
         is_rest = np.ones(len(glyphs), bool)
         is_rest[chosen] = False
@@ -511,8 +511,8 @@ class LetterClassifier:
             if len(group) == 0:
                 continue
             first, last = int(self._run_starts[group[0]]), int(ends[group[-1]])
-            parts.append(np.maximum.reduceat(found @ self._features[first:last].T,
-                                             self._run_starts[group] - first, axis=1))
+            parts.append(_nearest_of_runs(found, self._features[first:last],
+                                          self._run_starts[group] - first))
         similar = (np.concatenate(parts, axis=1) if parts
                    else np.zeros((len(found), 0), np.float32))
         return _stretch(similar), self._run_blur[runs], self._run_class[runs]
@@ -543,8 +543,8 @@ class LetterClassifier:
             moved = np.stack([_moved(g, cx + dx, cy + dy)
                               for g, (cx, cy) in zip(glyphs, centre, strict=True)
                               for dx, dy in moves])
-            runs = _stretch(np.maximum.reduceat(features(moved) @ self._features.T,
-                                                self._run_starts, axis=1))
+            runs = _stretch(_nearest_of_runs(features(moved), self._features,
+                                             self._run_starts))
             rows = self._table(runs)[:, allowed].max(axis=1).reshape(len(glyphs), len(moves), -1)
             own = rows.max(axis=2)
             pick = own.argmax(axis=1)
@@ -694,6 +694,21 @@ def _letters_inverse(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         codes, inverse = np.unique(_code_points(labels)[:, 0], return_inverse=True)
         return codes.view(labels.dtype), inverse
     return np.unique(labels, return_inverse=True)
+
+
+def _nearest_of_runs(found: np.ndarray, samples: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """The largest cosine (N, runs) of each glyph's features ``found`` (N, D) with the
+    ``samples`` (S, D) of each run starting at ``starts``: ``np.maximum.reduceat(found @
+    samples.T, starts, axis=1)``, the same to the last bit, but the product made samples by
+    glyphs.  OpenBLAS multiplies a few dozen glyphs with 20,000 samples in that order in two
+    thirds of the time (5.0 ms against 7.2 for 32 glyphs, one core), the runs then being whole
+    rows.
+
+    >>> found = np.float32([[1, 0], [0, 1]]); samples = np.float32([[1, 0], [0.6, 0.8], [0, 1]])
+    >>> _nearest_of_runs(found, samples, np.array([0, 2])).tolist()
+    [[1.0, 0.0], [0.800000011920929, 1.0]]
+    """
+    return np.maximum.reduceat(samples @ found.T, starts, axis=0).T
 
 
 def _stretch(cosines: np.ndarray) -> np.ndarray:
