@@ -192,16 +192,20 @@ def test_a_last_photo_with_a_finger_right_beside_the_move_scores_it(
 
 
 @needs_game
-def test_a_finger_on_a_tile_in_the_photo_of_an_exchange_keeps_the_turn(photos, record_scores):
+@pytest.mark.parametrize("square", [(11, 0), (11, 1)])
+def test_a_finger_on_a_tile_in_the_photo_of_an_exchange_keeps_the_turn(photos, record_scores,
+                                                                         square):
     # Move 15 is an exchange: its photo shows the board as move 14's did, with a finger
-    # resting on F12 at the edge.  Set aside, the turn was lost and every later move went to
-    # the other player; a finger's squares are left out of the view instead, and the turn is
-    # asked about as any photo of an unchanged board is.
+    # resting on F12 (or G12) at the edge.  Set aside, the turn was lost and every later move
+    # went to the other player; a finger's squares are left out of the view instead, and the
+    # turn is asked about as any photo of an unchanged board is.  On G12 the finger is taken
+    # for tiles on three squares either side of F12, no line (a move laid along the edge
+    # would be one): it was set aside as a move's hand.
     from sim.hands import paste_hand
 
     corners = locate_board(photos[0]).corners
     fingered, _ = paste_hand(photos[14], corners, 0.0, np.random.default_rng(0),
-                             finger_on_tile=True, square=(11, 0))
+                             finger_on_tile=True, square=square)
     pipeline, _ = replayed([*photos[:14], fingered, *photos[15:]])
     assert pipeline.tracker.counters["held_back"] == 0
     assert final(pipeline) == record_scores

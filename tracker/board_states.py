@@ -971,12 +971,27 @@ class Tracker:
         where everything else the still shows is clear: no change unexplained away from it,
         no tile gone away from it but a whole withdrawn move, and tiles laid at least two
         squares from it (a move running under a finger waits for the next photo).  None
-        otherwise."""
+        otherwise.
+
+        >>> tracker = Tracker(stills=True)
+        >>> arm = np.zeros((2 * SIZE + 4, 2 * SIZE + 4), bool); arm[23:32, 0] = True
+        >>> laid, none = np.zeros((SIZE, SIZE), bool), np.zeros((SIZE, SIZE), bool)
+        >>> laid[10, 0] = laid[10, 1] = laid[12, 0] = True   # no line: a finger
+        >>> np.argwhere(tracker._finger_apart(arm, laid, none, none)).tolist()
+        [[10, 0], [10, 1], [12, 0]]
+        >>> laid[10, 1] = False; laid[11, 0] = True           # three in a column: a move
+        >>> tracker._finger_apart(arm, laid, none, none) is None
+        True
+        """
         finger = _finger_squares(arm_blocks, added | removed | unexplained)
         if finger is None or (unexplained & ~finger).any():
             return None
-        if int((finger & added).sum()) > _FINGER_TILES:
-            return None  # rather a move laid along the edge, where the hand crossed it
+        laid = finger & added
+        if int(laid.sum()) > _FINGER_TILES and in_one_line(map(tuple, np.argwhere(laid))):
+            # Rather a move laid along the edge, where the hand crossed it.  Squares taken for
+            # tiles that are no line (a fingertip and its knuckle, either side of a tile) are
+            # no move.
+            return None
         gone = removed & ~finger
         if gone.any() and not self._removal_fits(gone, added & ~finger):
             return None
