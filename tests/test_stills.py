@@ -192,19 +192,23 @@ def test_a_last_photo_with_a_finger_right_beside_the_move_scores_it(
 
 
 @needs_game
-@pytest.mark.parametrize("square", [(11, 0), (11, 1)])
+@pytest.mark.parametrize(("square", "seed"), [((11, 0), 0), ((11, 1), 0), ((2, 2), 0),
+                                              ((8, 2), 1), ((13, 2), 2)])
 def test_a_finger_on_a_tile_in_the_photo_of_an_exchange_keeps_the_turn(photos, record_scores,
-                                                                         square):
+                                                                         square, seed):
     # Move 15 is an exchange: its photo shows the board as move 14's did, with a finger
-    # resting on F12 (or G12) at the edge.  Set aside, the turn was lost and every later move
-    # went to the other player; a finger's squares are left out of the view instead, and the
-    # turn is asked about as any photo of an unchanged board is.  On G12 the finger is taken
-    # for tiles on three squares either side of F12, no line (a move laid along the edge
-    # would be one): it was set aside as a move's hand.
+    # resting on a tile near the edge.  Set aside, the turn was lost and every later move went
+    # to the other player; a finger's squares are left out of the view instead, and the turn
+    # is asked about as any photo of an unchanged board is.  On the tile one square in from
+    # the edge, the finger is taken for tiles on three squares either side of the edge's tile,
+    # no line (a move laid along the edge would be one); on tiles two squares in, the hand's
+    # fingers lie over six and ten squares of the edge rows, and on one a square in from the
+    # bottom edge, its fingertips over three squares of the edge row in a line, showing no
+    # letter: each was set aside as a move's hand.
     from sim.hands import paste_hand
 
     corners = locate_board(photos[0]).corners
-    fingered, _ = paste_hand(photos[14], corners, 0.0, np.random.default_rng(0),
+    fingered, _ = paste_hand(photos[14], corners, 0.0, np.random.default_rng(seed),
                              finger_on_tile=True, square=square)
     pipeline, _ = replayed([*photos[:14], fingered, *photos[15:]])
     assert pipeline.tracker.counters["held_back"] == 0

@@ -61,6 +61,7 @@ from vision.geometry import GRID_SIZE, as_corners, grid_to_image, project
 from vision.locate import BoardNotFound, check_corners, locate_board
 from vision.occlusion import EdgeCover, EdgeOcclusion
 from vision.occupancy import OccupancyModel
+from vision.rectified import glyphs_of, rectify_with_margin
 from vision.rectify import rectify
 
 __all__ = [
@@ -373,6 +374,18 @@ _SHIFT_MARGIN = 0.5
 _FINGER_SQUARES = 4
 
 
+#: Squares at most, within :data:`_HAND_REACH` of where something crosses the board's edge,
+#: that the fingers of a hand reaching in to touch a tile there cover.  A hand held over the
+#: board covers more.
+_HAND_SQUARES = 10
+
+
+#: Squares from where something crosses the board's edge (diagonals too) at most that a hand
+#: reaching in to rest a finger on a tile near the edge covers: its fingers lie over the edge
+#: rows, the tip on a tile up to two squares in.
+_HAND_REACH = 2
+
+
 #: Squares at most a finger is taken for tiles on: more at the board's edge are rather a move
 #: laid there (the next photo decides).
 _FINGER_TILES = 2
@@ -383,12 +396,13 @@ _FINGER_TILES = 2
 _FINGER_REACH = 2
 
 
-def _finger_squares(arm_blocks: np.ndarray, touched: np.ndarray) -> np.ndarray | None:
+def _finger_squares(arm_blocks: np.ndarray, touched: np.ndarray, reach: int = 1,
+                    most: int = _FINGER_SQUARES) -> np.ndarray | None:
     """Where a finger lies, when what crosses the board's edge (``arm_blocks``, the margin's
-    half-square blocks that changed) touches no more squares than a finger does: the squares
-    of ``touched`` (taken for tiles, for tiles gone, or changed unexplained) beside those
-    blocks, or None for a hand or an arm (more squares).  What is touched away from the edge
-    (a move, or something else) the caller judges.
+    half-square blocks that changed) touches no more than ``most`` squares within ``reach``
+    of those blocks (diagonals too): those squares of ``touched`` (taken for tiles, for tiles
+    gone, or changed unexplained); None for a hand over the board or an arm (more squares).
+    What is touched farther in (a move, or something else) the caller judges.
 
     >>> arm = np.zeros((2 * SIZE + 4, 2 * SIZE + 4), bool); arm[10:13, 0] = True
     >>> touched = np.zeros((SIZE, SIZE), bool); touched[4, 0] = touched[5, 0] = True
@@ -397,13 +411,27 @@ def _finger_squares(arm_blocks: np.ndarray, touched: np.ndarray) -> np.ndarray |
     >>> touched[3:6, 1] = True                          # a hand's breadth
     >>> _finger_squares(arm, touched) is None
     True
+    >>> touched[5, 2] = True                            # its fingers, a tip two squares in
+    >>> int(_finger_squares(arm, touched, _HAND_REACH, _HAND_SQUARES).sum())
+    6
+    >>> touched[2:7, 1:3] = True                        # a hand held over the board
+    >>> _finger_squares(arm, touched, _HAND_REACH, _HAND_SQUARES) is None
+    True
     """
     rows, cols = np.nonzero(arm_blocks)
     beside = np.zeros((SIZE, SIZE), np.uint8)
     beside[np.clip((rows - 2) // 2, 0, SIZE - 1), np.clip((cols - 2) // 2, 0, SIZE - 1)] = 1
-    beside = cv2.dilate(beside, np.ones((3, 3), np.uint8)) > 0
+    beside = cv2.dilate(beside, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8)) > 0
     finger = touched & beside
-    return None if int(finger.sum()) > _FINGER_SQUARES else finger
+    return None if int(finger.sum()) > most else finger
+
+
+def _letters_show(view: _View, squares: np.ndarray) -> bool:
+    """Whether any of ``squares`` (15x15, the camera's view) shows a letter in the view's
+    photo: a tile laid there, not a finger taken for one."""
+    found = glyphs_of(rectify_with_margin(view.frame, view.corners),
+                      [(int(r), int(c)) for r, c in np.argwhere(squares)])
+    return any(glyph is not None for glyph in found)
 
 
 def _near(squares: np.ndarray) -> np.ndarray:
@@ -872,8 +900,8 @@ class Tracker:
         obstructed = (
             arm or int(unexplained.sum()) > self.config.max_unexplained or not removal_ok
         )
-        finger = self._finger_apart(arm_blocks, added, removed,
-                                    unexplained) if still and arm else None
+        finger = self._finger_apart(arm_blocks, added, removed, unexplained,
+                                    view) if still and arm else None
         if finger is None and still and relocated and not removal_ok:
             finger = self._finger_over_tiles(added, removed)
         self._finger_still = None
@@ -966,12 +994,14 @@ class Tracker:
         return events
 
     def _finger_apart(self, arm_blocks: np.ndarray, added: np.ndarray, removed: np.ndarray,
-                      unexplained: np.ndarray) -> np.ndarray | None:
-        """The squares of a finger resting at the board's edge (see :func:`_finger_squares`)
+                      unexplained: np.ndarray, view: _View | None = None) -> np.ndarray | None:
+        """The squares of a finger resting at the board's edge (see :func:`_finger_squares`),
+        or of the fingers of a hand reaching in to rest one on a tile up to two squares in,
         where everything else the still shows is clear: no change unexplained away from it,
         no tile gone away from it but a whole withdrawn move, and tiles laid at least two
         squares from it (a move running under a finger waits for the next photo).  None
-        otherwise.
+        otherwise.  A hand's squares taken for tiles show no letter in ``view`` (a move laid
+        by the hand does).
 
         >>> tracker = Tracker(stills=True)
         >>> arm = np.zeros((2 * SIZE + 4, 2 * SIZE + 4), bool); arm[23:32, 0] = True
@@ -983,11 +1013,30 @@ class Tracker:
         >>> tracker._finger_apart(arm, laid, none, none) is None
         True
         """
-        finger = _finger_squares(arm_blocks, added | removed | unexplained)
+        touched = added | removed | unexplained
+        finger = self._clear_beside(_finger_squares(arm_blocks, touched), added, removed,
+                                    unexplained)
+        if finger is not None or view is None:
+            return finger
+        # Whether the squares a hand was taken for tiles on are a move the photo tells by
+        # their letters, not by their line.
+        hand = self._clear_beside(_finger_squares(arm_blocks, touched, _HAND_REACH,
+                                                  _HAND_SQUARES), added, removed, unexplained,
+                                  lines_laid=False)
+        if hand is None or ((hand & added).any() and _letters_show(view, hand & added)):
+            return None
+        return hand
+
+    def _clear_beside(self, finger: np.ndarray | None, added: np.ndarray, removed: np.ndarray,
+                      unexplained: np.ndarray, lines_laid: bool = True) -> np.ndarray | None:
+        """``finger`` where the still shows everything else clear (see
+        :meth:`_finger_apart`), else None; ``lines_laid``: where it was taken for tiles on
+        more than two squares in one line, rather a move (None)."""
         if finger is None or (unexplained & ~finger).any():
             return None
         laid = finger & added
-        if int(laid.sum()) > _FINGER_TILES and in_one_line(map(tuple, np.argwhere(laid))):
+        if lines_laid and int(laid.sum()) > _FINGER_TILES and in_one_line(
+                map(tuple, np.argwhere(laid))):
             # Rather a move laid along the edge, where the hand crossed it.  Squares taken for
             # tiles that are no line (a fingertip and its knuckle, either side of a tile) are
             # no move.
