@@ -218,6 +218,25 @@ def test_a_finger_on_a_tile_in_the_photo_of_an_exchange_keeps_the_turn(photos, r
 
 
 @needs_game
+def test_a_hand_over_part_of_a_move_at_the_edge_waits_for_the_next_photo(photos, record_scores):
+    # Move 5 lays WANK along the bottom row; its photo has a hand reaching in from the bottom
+    # with a finger on the tile above, its fingers over the A and the N.  Taken for tiles on
+    # three squares, no line, W and K among them: a finger's squares no line are no move by
+    # their line alone, but the letters on two of them are a move's.  Left out as a finger,
+    # the move was decided without them, and the game went wrong from there; the photo is set
+    # aside, and the next one shows the move whole.
+    from sim.hands import paste_hand
+
+    corners = locate_board(photos[0]).corners
+    fingered, _ = paste_hand(photos[4], corners, 0.0, np.random.default_rng(1),
+                             finger_on_tile=True, square=(12, 2))
+    pipeline, _ = replayed([*photos[:4], fingered, *photos[5:]])
+    assert pipeline.tracker.counters["held_back"] == 1
+    assert final(pipeline) == record_scores
+    assert not [q for q in pipeline.questions if q.kind == "placement"]
+
+
+@needs_game
 def test_the_whole_game_is_exact_and_nothing_is_held_back(photos, record_scores):
     pipeline, reports = replayed(photos)
     assert final(pipeline) == record_scores

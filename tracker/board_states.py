@@ -1016,8 +1016,15 @@ class Tracker:
         touched = added | removed | unexplained
         finger = self._clear_beside(_finger_squares(arm_blocks, touched), added, removed,
                                     unexplained)
-        if finger is not None or view is None:
+        if finger is not None:
+            # Taken for tiles on more squares than a finger is (no line: not for that alone a
+            # move), a letter on one is a tile of a move the hand is laying.
+            laid = finger & added
+            if int(laid.sum()) > _FINGER_TILES and view is not None and _letters_show(view, laid):
+                return None
             return finger
+        if view is None:
+            return None
         # Whether the squares a hand was taken for tiles on are a move the photo tells by
         # their letters, not by their line.
         hand = self._clear_beside(_finger_squares(arm_blocks, touched, _HAND_REACH,
