@@ -13,7 +13,8 @@ exactly; so each photo also gets the error of the best homography through its tr
 lies more than 0.05 of a square beyond that.
 
 Usage: ``.venv/bin/python bench/eval_locate.py [--count 300] [--seed 1] [--only N,N,...]
-[--cache DIR] [--worst 20]``; ``--cache`` keeps the rendered photos for the next run.
+[--cache DIR] [--worst 20] [--size 1920x1080]``; ``--cache`` keeps the rendered photos for
+the next run (of the same size).
 """
 
 from __future__ import annotations
@@ -74,13 +75,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only", help="photo numbers to locate, comma-separated")
     parser.add_argument("--cache", type=Path, help="directory to keep rendered photos in")
     parser.add_argument("--worst", type=int, default=20, help="how many worst photos to list")
+    parser.add_argument("--size", default="1280x720", help="the photos' size, WIDTHxHEIGHT")
     args = parser.parse_args(argv)
+    size = tuple(int(side) for side in args.size.lower().split("x"))
     only = None if args.only is None else {int(n) for n in args.only.split(",")}
 
     errors: dict[int, float] = {}
     best: dict[int, float] = {}
     seconds = 0.0
-    for case in cases(args.count, args.seed, EDITIONS, (1280, 720)):
+    for case in cases(args.count, args.seed, EDITIONS, size):
         if only is not None and case.number not in only:
             continue
         image, true, best[case.number] = photo_of(case, args.cache)
