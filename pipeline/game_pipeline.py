@@ -47,6 +47,7 @@ import re
 import time as _time
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -179,8 +180,8 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
 
     @property
     def turn_number(self) -> int:
-        """Turns reported so far."""
-        return len(self.reports)
+        """Turns reported so far (the position of a game joined in progress is none)."""
+        return sum(1 for report in self.reports if report.kind != "start")
 
 
     def feed(self, time: float, frame: np.ndarray) -> list[MoveReport]:
@@ -190,13 +191,14 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
 
     def finish(self, time: float = 0.0) -> list[MoveReport]:
         """The source ended: the provisional move is committed (and learnt from); a refused
-        placement waiting for the next photo is asked about, as no photo will come."""
+        placement waiting for the next photo is asked about, as no photo will come, where its
+        faces could be tiles (or, the first tiles seen, is a game's start position)."""
         from tracker import MoveCommitted
 
         reports = self._handle(self.tracker.finish(time))
         if self._deferred is not None:
             deferred, self._deferred = self._deferred, None
-            if self._could_be_moves(deferred.squares):
+            if self._could_be_tiles(deferred.squares):
                 squares = tuple((sq.row, sq.col) for sq in deferred.squares)
                 self._final_refusals.add(squares)
                 reports += self._handle([MoveCommitted(time, squares, "end of source")])
@@ -247,10 +249,18 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         )
 
         out: list[MoveReport] = []
-        for event in events:
+        events = list(events)
+        for index, event in enumerate(events):
             # Reading happens as soon as tiles settle, even while an earlier turn is held.
             if isinstance(event, TilesAdded):
+                unknown = self.orientation is None
                 self._read(event)
+                if unknown and self.orientation:
+                    # The tracker made this update's events before the first tiles told which
+                    # way up the board lies, naming the squares as the camera sees them: the
+                    # rest turn with the board now (these tiles' own turned in _read).  A
+                    # first photo of a board turned a quarter had its move laid elsewhere.
+                    events[index + 1:] = [self._turned_with_board(e) for e in events[index + 1:]]
             elif isinstance(event, TilesRemoved) and not event.withdrawal:
                 for r, c in event.squares:
                     self._reads.pop(Square(r, c), None)
@@ -294,6 +304,14 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
                 out.append(report)
                 out.extend(self._unseen_after(report))
         return out
+
+
+    def _turned_with_board(self, event: TrackEvent) -> TrackEvent:
+        """A tracker event's squares, named as the camera saw them, as squares of the upright
+        board."""
+        turned = {name: self.tracker.to_upright(getattr(event, name))
+                  for name in ("squares", "laid") if hasattr(event, name)}
+        return replace(event, **turned) if turned else event
 
 
     def _report(self, kind: str, event: Event | None, **fields: Any) -> MoveReport:

@@ -89,6 +89,11 @@ class QuestionSteps:
         placed = " ".join(f"{self.name(sq)}:{t}" for sq, t in sorted(tiles.items()))
         why = self.in_game_names(exc.message)
         question = next((q for q in state.questions if q.kind == "placement"), None)
+        if (question is None and (state.looked_again or not self.stills)
+                and self._joined_in_progress(sorted(tiles))):
+            started = self._start_from(state, tiles)
+            if started is not None:
+                return started
         if question is None and self.stills and not state.looked_again:
             # A photo's change that cannot be a move (a hand taken for tiles, a tile read
             # where there is none) is looked at again in the next photo rather than asked
@@ -118,6 +123,34 @@ class QuestionSteps:
                             notes=state.notes + [f"refused: {why}"],
                             unconfirmed=True, read=self._as_read(state),
                             corrected=list(state.corrections))
+
+    def _joined_in_progress(self, squares: Sequence[Square]) -> bool:
+        """Whether tiles that no move nor a few moves in turn lay are the board of a game
+        joined in progress: the first tiles the camera sees, more than one move lays, and
+        faces that could all be tiles (not a hand taken for them)."""
+        game = self.game
+        return (not game.events and not game.start_position
+                and not any(game.board.cells) and len(squares) > game.rules.rack_size
+                and self._could_be_tiles(list(squares)))
+
+    def _start_from(self, state: PendingTurn, tiles: dict[Square, str]) -> MoveReport | None:
+        """The game started from ``tiles`` (:meth:`scorer.game.Game.set_up`), reported as its
+        start position; None where the tiles as read cannot be a position (more of a letter
+        than the set holds: misread), which is then asked about as any refused placement."""
+        position = {sq: (letter or "?") for sq, letter in tiles.items()}
+        try:
+            self.game.set_up(position)
+        except GameError as exc:
+            log.info("the first tiles seen cannot be a start position: %s", exc.message)
+            return None
+        note = (f"the first photo shows {len(position)} tiles, more than the moves the rules "
+                "let it be split into: a game joined in progress, scored from this position "
+                "on (the scores before it are not known: the page adjusts them; the first turn "
+                f"after it is taken to be {self.game.players[self.game.turn]}'s)")
+        report = self._report("start", None, word=str(len(position)), notes=[*state.notes, note],
+                              read=self._as_read(state))
+        report.turn, report.player = 0, ""
+        return report
 
     def _defer_refused(self, state: PendingTurn, tiles: dict[Square, str], why: str,
                        whole_photo: bool = False) -> None:

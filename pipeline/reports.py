@@ -77,7 +77,8 @@ class MoveReport:
     #: "play", "exchange", "pass", "withdrawn", "lost_turn" (to a challenge that failed),
     #: "unresolved" (no score could be given) or "undone" (a play taken back: tiles the photo
     #: after it showed empty were never tiles; ``turn`` is the turn it was, ``score`` what it
-    #: took back, and a play made again without them may follow)
+    #: took back, and a play made again without them may follow) or "start" (the position a
+    #: game joined in progress started from: no turn, ``turn`` 0, ``word`` the tiles' count)
     kind: str
     position: str = ""
     word: str = ""
@@ -123,6 +124,8 @@ class MoveReport:
             what = "lost turn (challenge)"
         elif self.kind == "undone":
             what = f"{self.position} {self.word} taken back"
+        elif self.kind == "start":
+            what = f"start position of {self.word} tiles"
         else:
             what = self.kind
         flag = "  (unconfirmed)" if self.unconfirmed else ""

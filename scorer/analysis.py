@@ -293,13 +293,15 @@ def _before_each_play(game: Game, events: Sequence[Event]) -> Iterator[_Before]:
     events lets a page analyse a game that is still being played.
     """
     rack_size = game.rules.rack_size
-    bag = game.tileset.total_tiles
+    # A game joined in progress starts from its position: those tiles are out of the bag.
+    bag = game.tileset.total_tiles - len(game.start_position)
     held: list[int] = []
     for _ in game.players:
         drawn = min(rack_size, bag)
         held.append(drawn)
         bag -= drawn
     board = Board()
+    board.place(dict(game.start_position))
     before_last_play = (list(held), bag)
     turn = 0
     for index, event in enumerate(events):

@@ -306,8 +306,12 @@ class Edit:
 
 
 def new_game_like(game: Game) -> Game:
-    """A game not yet started with ``game``'s players, tile set and rules."""
-    return Game(game.players, game.tileset, game.rules)
+    """A game not yet started with ``game``'s players, tile set and rules (and the position it
+    started from, for a game joined in progress)."""
+    fresh = Game(game.players, game.tileset, game.rules)
+    if game.start_position:
+        fresh.set_up(game.start_position)
+    return fresh
 
 
 def apply_action(game: Game, action: Action) -> Event:

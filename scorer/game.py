@@ -409,6 +409,7 @@ class Game:
         )
         self._events: list[Event] = []
         self._states: list[_State] = [initial]
+        self._start: tuple[tuple[Square, str], ...] = ()
 
     # ------------------------------------------------------------------ read-only views
 
@@ -629,6 +630,67 @@ class Game:
         self._events.append(event)
         self._states.append(state)
         return event
+
+    # ------------------------------------------------------------------ a game joined late
+
+    @property
+    def start_position(self) -> tuple[tuple[Square, str], ...]:
+        """The tiles the game started from (:meth:`set_up`), by square; none for a game
+        started on an empty board."""
+        return self._start
+
+    def set_up(self, tiles: Mapping[Square, str] | Iterable[tuple[Square, str]]) -> None:
+        """Start the game from the tiles already on the board: a game joined in progress (the
+        first photo of a game shows more than a few moves laid).  The tiles are laid without a
+        turn or a score, wherever they lie, and come out of the bag; the racks are drawn
+        from what is left.  Letters as on the board (a blank in lower case, or ``?`` where
+        what it stands for is not known, as in a play).  Only before the
+        first event; :class:`GameError` otherwise, or for a tile the set has not (or not
+        that many of), and the game is unchanged.
+
+        >>> game = Game(["Ann", "Ben"])
+        >>> game.set_up({Square(7, 7 + i): tile for i, tile in enumerate("HOrN")})
+        >>> game.bag_count(), str(game.start_position[2][0]), game.board.rows()[7]
+        (82, 'J8', '.......HOrN....')
+        >>> game.play("9H", "AM").score  # with HA and OM across: not a first play
+        19
+        >>> game.set_up({Square(0, 0): "A"})
+        Traceback (most recent call last):
+        ...
+        scorer.game.GameError: game_started: a game is set up before its first event
+        """
+        if self._events or self._start:
+            raise GameError("game_started", "a game is set up before its first event")
+        placed = sorted(dict(tiles).items())
+        counts = self.tileset.counts
+        for square, tile in placed:
+            letter = tile.upper()
+            if not isinstance(square, Square):
+                raise GameError("bad_square", f"{square!r} is not a square")
+            if letter not in counts or (tile != letter or letter == BLANK) and not counts.get(
+                    BLANK, 0):
+                raise GameError("unknown_letter",
+                                f"{square}: {tile!r} is not a tile of the {self.tileset.name} set")
+        self._check_available([rack_form(t) for _, t in placed], "tiles_not_in_bag",
+                              "the tiles set up")
+        s = self._state
+        new = s.copy()
+        cells = list(s.cells)
+        board_counts: dict[str, int] = {}
+        for square, tile in placed:
+            cells[square.row * 15 + square.col] = tile
+            form = rack_form(tile)
+            board_counts[form] = board_counts.get(form, 0) + 1
+        new.cells, new.board_counts = cells, board_counts
+        remaining = self.tileset.total_tiles - len(placed)
+        rack_counts = []
+        for _ in self.players:
+            drawn = min(self.rules.rack_size, remaining)
+            rack_counts.append(drawn)
+            remaining -= drawn
+        new.rack_counts, new.bag = tuple(rack_counts), remaining
+        self._states = [new]
+        self._start = tuple(placed)
 
     # ------------------------------------------------------------------ turn events
 

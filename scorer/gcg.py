@@ -71,7 +71,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -89,6 +89,7 @@ from scorer.game import (
     rack_form,
 )
 from scorer.rules import IllegalPlay, parse_position, position_name, split_tiles
+from scorer.squares import SIZE, Square
 from scorer.tiles import ALIASES, BLANK, TileError, TileSet
 
 #: The note line that marks a pass as a turn lost to a failed challenge.
@@ -113,13 +114,13 @@ _ENCODINGS = {
 #: Pragmas that describe the whole game: once each, and before the first event.
 _HEADER_PRAGMAS = frozenset({
     "title", "description", "id", "lexicon", "game-type", "board-layout", "tile-set",
-    "tile-distribution", "orientation", "incomplete", "style",
+    "tile-distribution", "orientation", "incomplete", "style", "start-position",
 })  # fmt: skip
 
 #: Header pragmas the reader takes in and :func:`write_gcg` writes from the game and the
 #: :class:`Header`; the other header pragmas are kept as written (:class:`Pragma`).
 _USED_HEADER_PRAGMAS = frozenset({"title", "description", "id", "lexicon", "tile-distribution",
-                                  "orientation"})  # fmt: skip
+                                  "orientation", "start-position"})  # fmt: skip
 
 #: Free text that may differ when repeated: the first is used, the others are kept as written.
 #: Any other pragma repeated with another value leaves the game in doubt (which lexicon, which
@@ -281,6 +282,10 @@ class GCGRecord:
     kept_pragmas: tuple[Pragma, ...] = ()
     #: Harmless faults in how the record is written, by line.
     warnings: list[GCGWarning] = field(default_factory=list)
+    #: The tiles the game started from (``#start-position``: a game joined in progress), and
+    #: the line that gave them.
+    start_position: dict[Square, str] = field(default_factory=dict)
+    start_position_line: int = 0
 
     @property
     def nicknames(self) -> list[str]:
@@ -575,6 +580,11 @@ class _Parser:
             last_racks=self.last_racks,
             kept_pragmas=tuple(self.kept),
             warnings=self._warnings(),
+            start_position=(
+                position_tiles(self.pragmas["start-position"], tileset,
+                               self.pragma_lines["start-position"])
+                if "start-position" in self.pragmas else {}),
+            start_position_line=self.pragma_lines.get("start-position", 0),
         )
 
     def _tileset(self) -> TileSet:
@@ -885,6 +895,12 @@ def replay(record: GCGRecord, rules: Rules | None = None) -> ReplayResult:
     if rules is None:
         rules = Rules(out_bonus=OutBonus.DOUBLE if n == 2 else OutBonus.TRANSFER)
     game = Game(record.nicknames, record.tileset, rules)
+    if record.start_position:
+        try:
+            game.set_up(record.start_position)
+        except GameError as exc:
+            raise GCGError("bad_start_position", record.start_position_line,
+                           exc.message) from None
     return _Replayer(record, game).run()
 
 
@@ -1212,6 +1228,8 @@ def write_gcg(game: Game, header: Header | None = None, *, lettered_rows: bool =
         out.append(f"#tile-distribution {game.tileset.name}")
     if lettered_rows:
         out.append("#orientation lettered-rows")
+    if game.start_position:
+        out.append(f"#start-position {position_text(game.start_position, game.tileset)}")
     out.extend(str(pragma) for pragma in kept.get(0, []))
     for count, event in enumerate(game.events, start=1):
         line, note = _event_line(event, nicks[event.player], lettered_rows, game.tileset)
@@ -1221,6 +1239,67 @@ def write_gcg(game: Game, header: Header | None = None, *, lettered_rows: bool =
         out.append(f"#rack{index + 1} {rack}")
     out.extend(str(pragma) for pragma in kept.get(end + 1, []))
     return "\n".join(out) + "\n"
+
+
+def position_text(tiles: Iterable[tuple[Square, str]], tileset: TileSet) -> str:
+    """Tiles on the board as the board part of a CGP position: rows from the top, ``/``
+    between them, a number for each run of empty squares, a blank's letter in lower case, a
+    tile of several letters in brackets.
+
+    >>> en = TileSet.named("en")
+    >>> position_text([(Square(7, 7), "H"), (Square(7, 8), "i"), (Square(14, 0), "A")], en)
+    '15/15/15/15/15/15/15/7Hi6/15/15/15/15/15/15/A14'
+    """
+    rows = [[""] * SIZE for _ in range(SIZE)]
+    for square, tile in tiles:
+        rows[square.row][square.col] = tile if len(tile) == 1 else f"[{tile}]"
+    out = []
+    for row in rows:
+        text, empty = "", 0
+        for tile in row:
+            if not tile:
+                empty += 1
+                continue
+            text += (str(empty) if empty else "") + tile
+            empty = 0
+        out.append(text + (str(empty) if empty else ""))
+    return "/".join(out)
+
+
+_POSITION_TOKEN = re.compile(r"(\d+)|\[([^\]]+)\]|(.)")
+
+
+def position_tiles(text: str, tileset: TileSet, line: int = 0) -> dict[Square, str]:
+    """The tiles of :func:`position_text`'s form; :class:`GCGError` (``bad_start_position``,
+    at ``line``) where it is not 15 rows of 15 squares of the set's letters.
+
+    >>> sorted((str(sq), t) for sq, t in position_tiles("15/" * 7 + "7Hi6" + "/15" * 7,
+    ...                                                  TileSet.named("en")).items())
+    [('H8', 'H'), ('I8', 'i')]
+    """
+    rows = text.strip().split("/")
+    if len(rows) != SIZE:
+        raise GCGError("bad_start_position", line,
+                       f"a start position has {SIZE} rows, this one {len(rows)}")
+    tiles: dict[Square, str] = {}
+    for r, row in enumerate(rows):
+        col = 0
+        for run, bracketed, single in _POSITION_TOKEN.findall(row):
+            if run:
+                col += int(run)
+                continue
+            tile = bracketed or single
+            letter = tile.upper()
+            if letter not in tileset.counts or letter == BLANK or col >= SIZE:
+                raise GCGError("bad_start_position", line,
+                               f"row {r + 1} of the start position: {tile!r} is not a tile of "
+                               f"the {tileset.name} set, or lies beyond the board")
+            tiles[Square(r, col)] = tile
+            col += 1
+        if col != SIZE:
+            raise GCGError("bad_start_position", line,
+                           f"row {r + 1} of the start position covers {col} squares, not {SIZE}")
+    return tiles
 
 
 def _notes_and_kept(note: str | None, kept: Sequence[Pragma]) -> list[str]:

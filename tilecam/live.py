@@ -352,6 +352,9 @@ class PageLink:
             result = self.post("undo")
         elif report.kind == "pass":
             result = self.post("pass")
+        elif report.kind == "start":
+            tiles = {sq.name: letter for sq, letter in self.pipeline.game.start_position}
+            result = self.post("start-position", {"tiles": tiles})
         elif report.kind == "exchange":
             count = event.count if event is not None and getattr(event, "count", None) else None
             tiles = report.word or (str(count) if count else "")

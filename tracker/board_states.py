@@ -737,7 +737,14 @@ class Tracker:
         alike every way (a first word across the centre), the last clear view does: the same
         tiles' faces and letters in the same places.
         """
-        if int(self.known.sum()) < 3:
+        # Where too few tiles are known, those whose change is looked at again stand in: the
+        # first photo of a game joined in progress is all such tiles, and the next, turned,
+        # is turned back to them.  (Not beside known tiles: they can be a hand's squares,
+        # which a grid moved a square would fit instead of the tiles.)
+        reference = self.known
+        if int(reference.sum()) < 3:
+            reference = self.known | self._recheck
+        if int(reference.sum()) < 3:
             return corners
         fits: list[tuple[float, int, tuple[int, int], np.ndarray, np.ndarray]] = []
         agreement: dict[tuple[int, tuple[int, int]], int] = {}
@@ -756,12 +763,12 @@ class Tracker:
                     occupied = np.rot90(seen, turn)
                     # Agreement on the known tiles, then on the rest; the grid as found wins
                     # ties.
-                    score = float((occupied & self.known).sum()) - float(
-                        (occupied & ~self.known).sum()
+                    score = float((occupied & reference).sum()) - float(
+                        (occupied & ~reference).sum()
                     ) * 0.5 - 0.1 * (dx != 0 or dy != 0) - 0.2 * (turn != 0)
                     fits.append((score, turn, (dx, dy), np.roll(shifted, -turn, axis=0),
                                  np.rot90(grid, turn)))
-                    agreement[(turn, (dx, dy))] = int((occupied & self.known).sum())
+                    agreement[(turn, (dx, dy))] = int((occupied & reference).sum())
         # A grid moved a square must show more of the known tiles than the grid as found (the
         # same way up): one that only shows fewer squares besides (a hand over the board,
         # partly moved off the grid) loses tiles, and they would look taken back.

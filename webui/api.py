@@ -24,6 +24,8 @@ is refused with 409 ``behind`` when someone else changed the game since.
 ``GET  /api/games/<id>/history``            changes to past events: what, who, when
 ``GET  /api/games/<id>/ops?after=N``        the stored operations after number N, in order
 ``POST /api/games/<id>/placements``         new tiles seen by the camera ``{"tiles": {sq: l}}``
+``POST /api/games/<id>/start-position``     the tiles a game joined in progress starts from
+                                            ``{"tiles": {sq: l}}`` (before its first turn)
 ``GET|POST /api/games/<id>/questions``      the tracker's questions; ``.../<qid>/answer``
 ``GET  /api/dictionary?words=..``           word check (``&game=<id>``: that game's list)
 ``POST /api/games/<id>/check-play``         the words a play would form, checked, not played
@@ -64,6 +66,7 @@ ACTIONS: dict[str, str] = {
     "time-penalty": "time_penalty",
     "clock": "clock",
     "placements": "place",
+    "start-position": "set_up",
     "edit": "edit",
     "end-by-agreement": "end_by_agreement",
     "resign": "resign",

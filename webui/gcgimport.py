@@ -177,7 +177,9 @@ def import_gcg(data: bytes, tileset: str | None = None) -> ImportedGame:
         tileset=record.tileset.code,
         rules=result.game.rules.to_dict(),
         title=(record.title or "")[:80],
-        ops=[op_for_event(e) for e in result.game.events],
+        ops=([{"op": "set_up", "tiles": {sq.name: t for sq, t in result.game.start_position}}]
+             if result.game.start_position else []) + [
+            op_for_event(e) for e in result.game.events],
         warnings=[str(m) for m in result.mismatches],
         format_warnings=[str(w) for w in result.warnings],
         header=header_dict(record, len(result.game.events)),

@@ -433,6 +433,8 @@ class LiveGame:
             self._refuse_phony_if_void()
         elif kind == "pass":
             game.pass_turn(rack=op.get("rack"), **who)
+        elif kind == "set_up":
+            game.set_up({Square.parse(name): letter for name, letter in op["tiles"].items()})
         elif kind == "exchange":
             game.exchange(op["tiles"], rack=op.get("rack"),
                           check_rack=op.get("check_rack", True), **who)
@@ -1786,6 +1788,20 @@ def normalise_op(op: Any, live: LiveGame) -> dict[str, Any]:
         rack()
     elif kind == "pass":
         rack()
+    elif kind == "set_up":
+        tiles = op.get("tiles")
+        if not isinstance(tiles, dict) or not tiles or len(tiles) > SIZE * SIZE:
+            raise StoreError("bad_tiles",
+                             "tiles must be an object of {square: letter} pairs, one a square")
+        clean = {}
+        for name, letter in tiles.items():
+            square = parse_square(name, "a tile's square")
+            if not isinstance(letter, str) or len(live.tileset.split(letter)) != 1:
+                raise StoreError("bad_tiles", f"{square}: {letter!r} is not one tile")
+            if letter != "?":
+                _letters(live, letter.upper(), f"tile on {square}")
+            clean[square.name] = letter
+        out["tiles"] = clean
     elif kind == "exchange":
         tiles = op.get("tiles")
         if isinstance(tiles, int) and not isinstance(tiles, bool):

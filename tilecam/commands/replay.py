@@ -163,7 +163,8 @@ def run(args: argparse.Namespace) -> int:
     print("final: " + ", ".join(f"{name} {score}" for name, score in final.items()))
     counters = source.counters()
     open_questions = sum(1 for q in pipeline.questions if q.answer is None)
-    summary = (f"{len(moves)} turns; {counters['frames_read']} frames read, "
+    turns = sum(1 for report in moves if report.kind != "start")
+    summary = (f"{turns} turns; {counters['frames_read']} frames read, "
                f"{counters['corrupt_skipped']} unreadable skipped, "
                f"{counters['reconnects']} reconnects; {len(pipeline.questions)} questions, "
                f"{open_questions} unanswered")
