@@ -475,8 +475,13 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
             if not state.looked_again:
                 self._defer_refused(state, as_read, why)
                 return NO_TURN
-            state.inferred = state.settled = True
-            return self._refused(state, as_read, GameError("not_a_move", why), True)
+            if not self._joined_in_progress(state.squares):
+                state.inferred = state.settled = True
+                return self._refused(state, as_read, GameError("not_a_move", why), True)
+            # The first tiles seen, tiles after all: a game joined in progress.  Their letters
+            # are read, inferred and asked about as a move's are (the words are the players'
+            # business: a real board holds words in no list).
+            state.starting = state.settled = True
         if not state.inferred:
             state.inferred = True
             self._check_unsure(state)
@@ -504,6 +509,12 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         started = min((self._reads[sq].settled_at for sq in state.squares
                        if sq in self._reads), default=_time.perf_counter())
         unconfirmed |= self._correct_earlier(state)
+        if state.starting:
+            start = self._start_from(state, tiles)
+            if start is not None:
+                return start
+            return self._refused(state, tiles, GameError(
+                "not_a_move", "no move, nor a few moves in turn, lays tiles there"), True)
         given = next((q for q in state.questions if q.kind == "placement"
                       and q.answer is not None), None)
         if given is not None:

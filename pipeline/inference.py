@@ -374,7 +374,7 @@ class InferenceSteps:
             f"{', '.join(invalid)} not in the word list; {letter} on {self.name(square)} makes "
             f"every word valid ({how})",
         ))
-        note_once(state, f"{self.name(square)} (laid in turn {laid.turn}, read {laid.letter}) "
+        note_once(state, f"{self.name(square)} ({_laid_when(laid.turn)}, read {laid.letter}) "
                   f"corrected to {letter} by the dictionary: {', '.join(invalid)} not in the "
                   f"word list ({how})")
         return True
@@ -445,8 +445,8 @@ class InferenceSteps:
                 state.questions.append(self._ask(
                     "letter",
                     f"no {letter} is left for this play, so an earlier {letter} was misread: "
-                    f"which letter is the tile on {self.name(square)} (laid in turn "
-                    f"{laid.turn}, read as {letter})?",
+                    f"which letter is the tile on {self.name(square)} "
+                    f"({_laid_when(laid.turn)}, read as {letter})?",
                     square=square, choices=options + [letter], guess=options[0],
                 ))
 
@@ -627,6 +627,14 @@ class InferenceSteps:
         index_of = {id(e): i for i, e in enumerate(self.game.events)}
         self.game = game
         for report in self.reports:
+            if report.kind == "start":
+                fixed = [c for c in todo if c.turn == 0 and c.square in dict(game.start_position)]
+                if fixed:
+                    report.notes.append(
+                        f"corrected in turn {self.turn_number + 1}: "
+                        + ", ".join(f"{self.name(c.square)} is {c.letter}, not {c.was}"
+                                    for c in fixed))
+                continue
             if report.event is None or id(report.event) not in index_of:
                 continue
             event = game.events[index_of[id(report.event)]]
@@ -656,9 +664,16 @@ class InferenceSteps:
 
     def _replayed(self, letters: dict[Square, str]) -> Game | None:
         """A copy of the game with the tiles on ``letters``' squares as given in the plays
-        that laid them, every later event replayed; None when the game refuses any of it."""
+        that laid them (or the position the game started from), every later event replayed;
+        None when the game refuses any of it."""
         events = list(self.game.events)
         origin: dict[Square, int] = {}
+        # A tile of the position a game joined in progress started from: the game is made
+        # again from that position, corrected, and every event replayed.
+        start = dict(self.game.start_position)
+        for square in letters:
+            if square in start:
+                origin[square] = -1
         for index, event in enumerate(events):
             if event.kind is EventKind.PLAY and event.play is not None:
                 for square in event.play.placement.squares:
@@ -667,10 +682,16 @@ class InferenceSteps:
         if set(origin) != set(letters):
             return None
         first = min(origin.values())
-        game = copy.deepcopy(self.game)
-        for _ in range(len(events) - first):
-            game.undo()
         try:
+            if first < 0:
+                game = Game(self.game.players, self.game.tileset, self.game.rules)
+                game.set_up({**start, **{sq: c for sq, c in letters.items()
+                                         if origin[sq] < 0}})
+                first = 0
+            else:
+                game = copy.deepcopy(self.game)
+                for _ in range(len(events) - first):
+                    game.undo()
             for index in range(first, len(events)):
                 event = events[index]
                 patch = {sq: c for sq, c in letters.items() if origin[sq] == index}
@@ -772,6 +793,16 @@ class InferenceSteps:
 #: for tiles (a hand over the board read as a dozen faceless tiles), and the search for them
 #: grows with every letter (minutes for ten).  They are asked about, or refused as laid.
 MOST_SOLVED = 4
+
+
+def _laid_when(turn: int) -> str:
+    """When a tile was laid, for a note: in a turn, or before the first photo (turn 0, the
+    position a game joined in progress started from).
+
+    >>> _laid_when(5), _laid_when(0)
+    ('laid in turn 5', 'on the board at the first photo')
+    """
+    return f"laid in turn {turn}" if turn else "on the board at the first photo"
 
 
 def replay_with_letters(game: Game, event: Event, letters: dict[Square, str],

@@ -89,8 +89,9 @@ class QuestionSteps:
         placed = " ".join(f"{self.name(sq)}:{t}" for sq, t in sorted(tiles.items()))
         why = self.in_game_names(exc.message)
         question = next((q for q in state.questions if q.kind == "placement"), None)
-        if (question is None and (state.looked_again or not self.stills)
+        if (question is None and not self.stills and not state.starting
                 and self._joined_in_progress(sorted(tiles))):
+            # (Stills come here only once their letters are settled: state.starting.)
             started = self._start_from(state, tiles)
             if started is not None:
                 return started
@@ -138,6 +139,7 @@ class QuestionSteps:
         start position; None where the tiles as read cannot be a position (more of a letter
         than the set holds: misread), which is then asked about as any refused placement."""
         position = {sq: (letter or "?") for sq, letter in tiles.items()}
+        state.starting = False
         try:
             self.game.set_up(position)
         except GameError as exc:
@@ -148,8 +150,10 @@ class QuestionSteps:
                 "on (the scores before it are not known: the page adjusts them; the first turn "
                 f"after it is taken to be {self.game.players[self.game.turn]}'s)")
         report = self._report("start", None, word=str(len(position)), notes=[*state.notes, note],
-                              read=self._as_read(state))
+                              questions=state.questions, read=self._as_read(state),
+                              unconfirmed=any(q.answer is None for q in state.questions))
         report.turn, report.player = 0, ""
+        self._learn_start(state, position)
         return report
 
     def _defer_refused(self, state: PendingTurn, tiles: dict[Square, str], why: str,

@@ -335,6 +335,24 @@ class ReadingSteps:
             self.tracker.refit_occupancy(self._base_occupancy)
 
 
+    def _learn_start(self, state: PendingTurn, position: dict[Square, str]) -> None:
+        """The tiles of a game's start position, as a move's are learnt (:meth:`_learn`): the
+        tracker's board, and what is known of each tile, so that a later move can show one
+        misread (no more of its letter left) and correct it."""
+        self.tracker.confirm_board(self.game.board.rows())
+        given = {q.square for q in state.questions if q.kind in ("blank", "letter")
+                 and q.answer is not None}
+        for square, letter in position.items():
+            read = self._reads.pop(square, None)
+            self._laid[square] = LaidTile(
+                turn=0, letter=letter, confidence=state.read.get(square, ("", 0.0, 0.0))[1],
+                confirmed=square in given,
+                glyph=None if read is None else read.glyphs.get(square),
+                first=None if read is None else read.first.get(square),
+                second=None if read is None else read.second.get(square),
+            )
+
+
     def _learn_tiles(self, profile: Profile,
                      batches: list[tuple[np.ndarray, dict[Square, str]]]) -> None:
         """The learning thread's work (see :meth:`finish_learning`): a confirmed move's tiles

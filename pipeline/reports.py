@@ -170,6 +170,9 @@ class PendingTurn:
     recorded: list[str] = field(default_factory=list)
     #: a refused placement looked at again in a later photo: refused now, it is asked about
     looked_again: bool = False
+    #: the first tiles seen, which no few moves lay: the position a game joined in progress
+    #: starts from, once their letters are settled
+    starting: bool = False
     #: a turn without tiles whose photo follows one set aside that showed the last move: most
     #: likely the same board photographed again
     shown_before: bool = False

@@ -302,3 +302,33 @@ def test_a_phone_the_calibration_page_and_a_move(game, tmp_path):
     out = running.output
     assert "calibrated from the layout: 44 letters" in out
     assert status == 0, out
+
+
+GAME = REPO.parent / "shared" / "data" / "photos" / "scrabscrap-game01"
+
+
+@pytest.mark.skipif(not GAME.is_dir(), reason=f"the real game's photos ({GAME}) are not there")
+def test_photos_of_a_game_under_way_start_the_page_from_the_first(tmp_path):
+    # The camera's first photo shows a game under way (after move 24 of the real game): the
+    # page's game starts from its tiles, and the moves after it are scored on them.
+    folder = tmp_path / "shots"
+    folder.mkdir()
+    for n in range(24, 28):
+        shutil.copy(GAME / f"image-{n}.jpg", folder / f"image-{n}.jpg")
+    boards = (GAME / "boards_after_each_move.txt").read_text(encoding="utf-8")
+    rows = [row.strip() for row in boards.split("## after move 27")[1].splitlines()[1:16]]
+    # What the players know of their tiles (a blank's letter in lower case).
+    truth = {f"{'ABCDEFGHIJKLMNO'[col]}{row + 1}": letter
+             for row, line in enumerate(rows) for col, letter in enumerate(line)}
+    running = Running("--source", str(folder), "--stills", "--tileset", "de",
+                      "--players", "Stefan,Hanns", db=tmp_path / "g.db")
+    try:
+        state = running.wait_for(lambda s: len(plays(s)) == 3, timeout=120, truth=truth,
+                                 what="three moves after the start position")
+        assert [score for _, score in plays(state)] == [22, 11, 23]
+        board = ["".join(tile or "." for tile in row) for row in state["board"]]
+        assert board == rows
+    finally:
+        status = running.stop()
+    assert "start position of" in running.output
+    assert status == 0
