@@ -140,6 +140,7 @@ class QuestionSteps:
         than the set holds: misread), which is then asked about as any refused placement."""
         position = {sq: (letter or "?") for sq, letter in tiles.items()}
         state.starting = False
+        position = self._within_the_set(state, position)
         try:
             self.game.set_up(position)
         except GameError as exc:
@@ -155,6 +156,55 @@ class QuestionSteps:
         report.turn, report.player = 0, ""
         self._learn_start(state, position)
         return report
+
+    def _within_the_set(self, state: PendingTurn,
+                        position: dict[Square, str]) -> dict[Square, str]:
+        """A start position read with more of a letter than the set holds (a Q read as the
+        set's fourth O): the least surely read tiles of that letter, as many as are too many,
+        are asked about, the guess the likeliest letter still left (a reader's other reading
+        first, then the classifier's ranking of the glyph).  Letters answered stand."""
+        counts = self.tileset.counts
+        used: dict[str, int] = {}
+        for letter in position.values():
+            form = "?" if letter.islower() else letter
+            used[form] = used.get(form, 0) + 1
+        answered = {q.square for q in state.questions if q.answer is not None}
+        out = dict(position)
+        for letter, count in sorted(used.items()):
+            excess = count - counts.get(letter, 0)
+            if excess <= 0 or letter == "?":
+                continue
+            suspects = sorted((sq for sq, t in position.items()
+                               if t == letter and sq not in answered),
+                              key=lambda sq: state.read.get(sq, ("", 0.0, 0.0))[1])[:excess]
+            seconds = self._second_readings(suspects)
+            for square in suspects:
+                read = self._reads.get(square)
+                glyph = read.glyphs.get(square) if read is not None else None
+                ranking = [] if glyph is None else (self._classifier_ranking(glyph) or [])
+                left = [t for t in [*sorted(self._other_readings(square, letter, seconds)),
+                                    *ranking]
+                        if t != letter and t != "?" and used.get(t, 0) < counts.get(t, 0)]
+                if not left:
+                    continue
+                for earlier in [q for q in state.questions if q.square == square]:
+                    # (Asked as unsure already: this question asks it again, better guessed.)
+                    state.questions.remove(earlier)
+                    if earlier in self.questions:
+                        self.questions.remove(earlier)
+                question = self._ask(
+                    "letter",
+                    f"the first photo shows more {letter} than the set holds: which letter is "
+                    f"the tile on {self.name(square)} (read as {letter})?",
+                    square=square, choices=list(dict.fromkeys([*left[:5], letter])),
+                    guess=left[0],
+                )
+                state.questions.append(question)
+                now = (question.answer or question.guess or letter).strip()
+                used[now] = used.get(now, 0) + 1
+                used[letter] -= 1
+                out[square] = now
+        return out
 
     def _defer_refused(self, state: PendingTurn, tiles: dict[Square, str], why: str,
                        whole_photo: bool = False) -> None:
@@ -237,6 +287,11 @@ class QuestionSteps:
         rest = sorted(now - set(back))
         later = [MoveCommitted(event.time, tuple((sq.row, sq.col) for sq in rest),
                                event.reason)] if rest else []
+        if not rest and self._joined_in_progress(back):
+            # The first photo of a game joined in progress is no turn; the next, showing its
+            # tiles and nothing new, is one, as any still showing nothing new (a pass or an
+            # exchange is asked about).
+            later = [NoPlacement(event.time)]
         self._final_refusals.add(tuple((sq.row, sq.col) for sq in back))
         return MoveCommitted(event.time, tuple((sq.row, sq.col) for sq in back),
                              event.reason), later, notes

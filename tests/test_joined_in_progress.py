@@ -199,3 +199,26 @@ def test_a_misread_tile_of_the_start_position_is_corrected_by_a_later_move():
     assert asked.guess == "Q" and "on the board at the first photo" in asked.prompt
     assert pipeline.game.board.rows()[10][10] == "Q"
     assert any("K11 is Q, not O" in note for note in reports[0].notes)
+
+
+@needs_game
+def test_the_photo_after_the_start_showing_nothing_new_is_a_turn():
+    # From move 14 on: the next photo is the exchange's, the same board.  It resolved the first
+    # photo's tiles as the start position and was no turn itself: the exchange was lost and
+    # every later move went to the other player.
+    pipeline, reports = replayed(game_photos(14, 16))
+    assert [(r.kind, r.player) for r in reports] == [
+        ("start", ""), ("pass", "Stefan"), ("play", "Hanns")]
+    assert [q.kind for q in reports[1].questions] == ["no_placement"]
+
+
+@needs_game
+def test_a_start_position_read_with_more_of_a_letter_than_the_set_holds_asks_the_least_sure():
+    # From move 26 on: the Q of QUER reads as a fourth O of the three the set holds.  The set
+    # up was refused, and every move after it; now the least surely read O is asked about,
+    # guessed as the likeliest letter left (Q).
+    pipeline, reports = replayed(game_photos(26, 27))
+    assert [(r.kind, r.score) for r in reports] == [("start", 0), ("play", 23)]
+    [asked] = [q for q in reports[0].questions if q.square == Square(10, 10)]
+    assert asked.guess == "Q" and "more O than the set holds" in asked.prompt
+    assert pipeline.game.board.rows()[10][10] == "Q"
