@@ -796,13 +796,13 @@ MOST_SOLVED = 4
 
 
 def _laid_when(turn: int) -> str:
-    """When a tile was laid, for a note: in a turn, or before the first photo (turn 0, the
-    position a game joined in progress started from).
+    """When a tile was laid, for a note: in a turn, or before the board was first seen (turn
+    0, the position a game joined in progress started from).
 
     >>> _laid_when(5), _laid_when(0)
-    ('laid in turn 5', 'on the board at the first photo')
+    ('laid in turn 5', 'on the board when first seen')
     """
-    return f"laid in turn {turn}" if turn else "on the board at the first photo"
+    return f"laid in turn {turn}" if turn else "on the board when first seen"
 
 
 def replay_with_letters(game: Game, event: Event, letters: dict[Square, str],

@@ -146,8 +146,8 @@ class QuestionSteps:
         except GameError as exc:
             log.info("the first tiles seen cannot be a start position: %s", exc.message)
             return None
-        note = (f"the first photo shows {len(position)} tiles, more than the moves the rules "
-                "let it be split into: a game joined in progress, scored from this position "
+        note = (f"the board first seen holds {len(position)} tiles, more than the moves the "
+                "rules let it be split into: a game joined in progress, scored from this position "
                 "on (the scores before it are not known: the page adjusts them; the first turn "
                 f"after it is taken to be {self.game.players[self.game.turn]}'s)")
         report = self._report("start", None, word=str(len(position)), notes=[*state.notes, note],
@@ -194,7 +194,7 @@ class QuestionSteps:
                         self.questions.remove(earlier)
                 question = self._ask(
                     "letter",
-                    f"the first photo shows more {letter} than the set holds: which letter is "
+                    f"the board first seen holds more {letter} than the set: which letter is "
                     f"the tile on {self.name(square)} (read as {letter})?",
                     square=square, choices=list(dict.fromkeys([*left[:5], letter])),
                     guess=left[0],

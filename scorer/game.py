@@ -661,12 +661,14 @@ class Game:
         """
         if self._events or self._start:
             raise GameError("game_started", "a game is set up before its first event")
-        placed = sorted(dict(tiles).items())
+        given = dict(tiles)
+        for square in given:
+            if not isinstance(square, Square):
+                raise GameError("bad_square", f"{square!r} is not a square")
+        placed = sorted(given.items())
         counts = self.tileset.counts
         for square, tile in placed:
             letter = tile.upper()
-            if not isinstance(square, Square):
-                raise GameError("bad_square", f"{square!r} is not a square")
             if letter not in counts or (tile != letter or letter == BLANK) and not counts.get(
                     BLANK, 0):
                 raise GameError("unknown_letter",

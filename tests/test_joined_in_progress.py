@@ -196,7 +196,7 @@ def test_a_misread_tile_of_the_start_position_is_corrected_by_a_later_move():
     assert [(r.kind, r.score) for r in reports] == [
         ("start", 0), ("play", 22), ("play", 11), ("play", 23)]
     [asked] = [q for q in reports[2].questions if q.square == Square(10, 10)]
-    assert asked.guess == "Q" and "on the board at the first photo" in asked.prompt
+    assert asked.guess == "Q" and "on the board when first seen" in asked.prompt
     assert pipeline.game.board.rows()[10][10] == "Q"
     assert any("K11 is Q, not O" in note for note in reports[0].notes)
 
@@ -220,5 +220,5 @@ def test_a_start_position_read_with_more_of_a_letter_than_the_set_holds_asks_the
     pipeline, reports = replayed(game_photos(26, 27))
     assert [(r.kind, r.score) for r in reports] == [("start", 0), ("play", 23)]
     [asked] = [q for q in reports[0].questions if q.square == Square(10, 10)]
-    assert asked.guess == "Q" and "more O than the set holds" in asked.prompt
+    assert asked.guess == "Q" and "holds more O than the set" in asked.prompt
     assert pipeline.game.board.rows()[10][10] == "Q"
