@@ -50,6 +50,7 @@ BODIES = {
     "adjust": {"player": 0, "points": 5, "reason": "x"},
     "time-penalty": {"player": 0, "minutes": 1}, "clock": {"action": "pause"},
     "placements": {"tiles": {"I8": "S"}},
+    "start-position": {"tiles": {"A1": "Q"}},
     "edit": {"change": "replace", "number": 1,
              "event": {"kind": "play", "player": 0, "position": "8E", "word": "HORn"}},
     "end-by-agreement": {"racks": {"0": "AEIRSTT", "1": "AEIRSTT"}},
