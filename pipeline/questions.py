@@ -89,6 +89,14 @@ class QuestionSteps:
         placed = " ".join(f"{self.name(sq)}:{t}" for sq, t in sorted(tiles.items()))
         why = self.in_game_names(exc.message)
         question = next((q for q in state.questions if q.kind == "placement"), None)
+        if (question is None and not self.stills and not state.starting
+                and self._joined_in_progress(sorted(tiles))):
+            # A camera started on a game under way (a calibration layout taken so is set
+            # back by the live link once learnt).  Stills come here only once their letters
+            # are settled (state.starting).
+            started = self._start_from(state, tiles)
+            if started is not None:
+                return started
         if question is None and self.stills and not state.looked_again:
             # A photo's change that cannot be a move (a hand taken for tiles, a tile read
             # where there is none) is looked at again in the next photo rather than asked

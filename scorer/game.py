@@ -644,9 +644,10 @@ class Game:
         first photo of a game shows more than a few moves laid).  The tiles are laid without a
         turn or a score, wherever they lie, and come out of the bag; the racks are drawn
         from what is left.  Letters as on the board (a blank in lower case, or ``?`` where
-        what it stands for is not known, as in a play).  Only before the
-        first event; :class:`GameError` otherwise, or for a tile the set has not (or not
-        that many of), and the game is unchanged.
+        what it stands for is not known, as in a play).  Only before the first event (set up
+        again, the new position replaces the old; with no tiles, the board is empty again);
+        :class:`GameError` otherwise, or for a tile the set has not (or not that many of),
+        and the game is unchanged.
 
         >>> game = Game(["Ann", "Ben"])
         >>> game.set_up({Square(7, 7 + i): tile for i, tile in enumerate("HOrN")})
@@ -659,7 +660,7 @@ class Game:
         ...
         scorer.game.GameError: game_started: a game is set up before its first event
         """
-        if self._events or self._start:
+        if self._events:
             raise GameError("game_started", "a game is set up before its first event")
         given = dict(tiles)
         for square in given:
@@ -673,11 +674,15 @@ class Game:
                     BLANK, 0):
                 raise GameError("unknown_letter",
                                 f"{square}: {tile!r} is not a tile of the {self.tileset.name} set")
-        self._check_available([rack_form(t) for _, t in placed], "tiles_not_in_bag",
-                              "the tiles set up")
+        # Against the whole set: a position set up again replaces the one before.
+        need = count_tiles(rack_form(t) for _, t in placed)
+        short = sorted(t for t, n in need.items() if n > counts.get(t, 0))
+        if short:
+            raise GameError("tiles_not_in_bag", "the tiles set up: " + ", ".join(
+                f"{need[t]} x {t} but {counts.get(t, 0)} left" for t in short))
         s = self._state
         new = s.copy()
-        cells = list(s.cells)
+        cells: list[str | None] = [None] * 225
         board_counts: dict[str, int] = {}
         for square, tile in placed:
             cells[square.row * 15 + square.col] = tile

@@ -57,6 +57,18 @@ def test_a_set_up_is_refused_after_the_first_event_or_with_tiles_the_set_has_not
         game.set_up(HORN)
 
 
+def test_a_position_set_up_again_before_the_first_event_replaces_the_one_before():
+    # (A calibration alphabet taken for a game's position is emptied so.)
+    game = Game(["Ann", "Ben"])
+    game.set_up({Square(0, col): "Z" for col in range(1)})
+    game.set_up(HORN)
+    assert dict(game.start_position) == HORN and game.board.rows()[0] == "." * 15
+    assert game.bag_count() == 82 and game.unseen()["Z"] == 1
+    game.set_up({})
+    assert game.start_position == () and game.bag_count() == 86
+    assert game.play("8G", "ZA").score > 0  # a first play again: over the star
+
+
 def test_a_full_board_leaves_the_racks_what_the_bag_held():
     game = Game(["Ann", "Ben"])
     letters = [t for t, n in game.tileset.counts.items() for _ in range(n)]
@@ -222,3 +234,19 @@ def test_a_start_position_read_with_more_of_a_letter_than_the_set_holds_asks_the
     [asked] = [q for q in reports[0].questions if q.square == Square(10, 10)]
     assert asked.guess == "Q" and "holds more O than the set" in asked.prompt
     assert pipeline.game.board.rows()[10][10] == "Q"
+
+
+@needs_game
+def test_a_camera_started_on_a_game_under_way_starts_from_the_board_it_first_sees():
+    # The real game's photos 20-22 as a camera's frames (each held for eight seconds): the
+    # first view's 69 tiles were one refused placement, and each move after it refused too.
+    pipeline = Pipeline(["one", "two"], tileset="de", lexicon=None, stills=False)
+    reports, time = [], 0.0
+    for frame in game_photos(20, 22):
+        frame = cv2.resize(frame, (1280, 960), interpolation=cv2.INTER_AREA)
+        for _ in range(40):
+            reports += pipeline.feed(time, frame)
+            time += 0.2
+    reports += pipeline.finish(time)
+    assert [(r.kind, r.word, r.score) for r in reports] == [
+        ("start", "69", 0), ("play", "(T)AXI", 33), ("play", "Q(U)ER", 26)]

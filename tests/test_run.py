@@ -295,8 +295,12 @@ def test_a_phone_the_calibration_page_and_a_move(game, tmp_path):
         state = running.wait_for(lambda s: len(plays(s)) == 1, timeout=30, what="the move",
                                  truth=truth_of(game))
         assert plays(state) == [(game.plays[0].notation, game.plays[0].score)]
-        # Whatever the reader made of the calibration tiles before it knew them is closed.
+        # Whatever the reader made of the calibration tiles before it knew them is closed:
+        # taken for a game's start position, they are no longer on the page's board.
         assert not [q for q in state["questions"] if q["qid"] <= calibration_questions]
+        laid = {sq.name for sq in game.plays[0].tiles}
+        assert {f"{'ABCDEFGHIJKLMNO'[c]}{r + 1}" for r, row in enumerate(state["board"])
+                for c, tile in enumerate(row) if tile} == laid
     finally:
         status = running.stop()
     out = running.output

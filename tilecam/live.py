@@ -606,6 +606,15 @@ class PageLink:
             except LinkError as exc:
                 log.info("question %d could not be closed: %s", asked.store_id, exc)
         self._asked.clear()
+        if self._on_board is not None and pipeline.game.start_position and not (
+                pipeline.game.events):
+            # The layout was taken for the position of a game joined in progress: the board
+            # is being calibrated, and the game starts from an empty one.
+            try:
+                self._note_own_change(self.post("start-position", {"tiles": {}}))
+                pipeline.game.set_up({})
+            except LinkError as exc:
+                log.info("the calibration layout stays the game's start position: %s", exc)
         self.pipeline = self._rebuild(self._pending_profile, pipeline)
         self._pending_profile = None
         if self._on_board is not None:

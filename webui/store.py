@@ -1790,9 +1790,10 @@ def normalise_op(op: Any, live: LiveGame) -> dict[str, Any]:
         rack()
     elif kind == "set_up":
         tiles = op.get("tiles")
-        if not isinstance(tiles, dict) or not tiles or len(tiles) > SIZE * SIZE:
+        if not isinstance(tiles, dict) or len(tiles) > SIZE * SIZE:
             raise StoreError("bad_tiles",
-                             "tiles must be an object of {square: letter} pairs, one a square")
+                             "tiles must be an object of {square: letter} pairs, one a square "
+                             "(none: the board empty again)")
         clean = {}
         for name, letter in tiles.items():
             square = parse_square(name, "a tile's square")
