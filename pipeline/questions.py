@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pipeline.reports import NO_TURN, DeferredRefusal, MoveReport, PendingTurn, Question, note_once
-from scorer.game import ChallengeRule, Event, EventKind, GameError
+from scorer.game import ChallengeRule, Event, EventKind, GameError, count_tiles, rack_form
 from scorer.squares import Square
 
 if TYPE_CHECKING:
@@ -166,10 +166,7 @@ class QuestionSteps:
         are asked about, the guess the likeliest letter still left (a reader's other reading
         first, then the classifier's ranking of the glyph).  Letters answered stand."""
         counts = self.tileset.counts
-        used: dict[str, int] = {}
-        for letter in position.values():
-            form = "?" if letter.islower() else letter
-            used[form] = used.get(form, 0) + 1
+        used = count_tiles(rack_form(letter) for letter in position.values())
         answered = {q.square for q in state.questions if q.answer is not None}
         out = dict(position)
         for letter, count in sorted(used.items()):

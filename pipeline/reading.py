@@ -320,15 +320,8 @@ class ReadingSteps:
         given_all = any(q.kind == "placement" and q.answer is not None
                         for q in state.questions)
         for square, letter in placed.items():
-            read = self._reads.get(square)
-            self._laid[square] = LaidTile(
-                turn=self.turn_number, letter=letter,
-                confidence=state.read.get(square, ("", 0.0, 0.0))[1],
-                confirmed=given_all or square in given,
-                glyph=None if read is None else read.glyphs.get(square),
-                first=None if read is None else read.first.get(square),
-                second=None if read is None else read.second.get(square),
-            )
+            self._laid[square] = self._laid_tile(state, square, letter, self.turn_number,
+                                                 given_all or square in given)
         for square in state.squares:
             self._reads.pop(square, None)
         if len(self.game.events) % 3 == 0:
@@ -343,14 +336,21 @@ class ReadingSteps:
         given = {q.square for q in state.questions if q.kind in ("blank", "letter")
                  and q.answer is not None}
         for square, letter in position.items():
-            read = self._reads.pop(square, None)
-            self._laid[square] = LaidTile(
-                turn=0, letter=letter, confidence=state.read.get(square, ("", 0.0, 0.0))[1],
-                confirmed=square in given,
-                glyph=None if read is None else read.glyphs.get(square),
-                first=None if read is None else read.first.get(square),
-                second=None if read is None else read.second.get(square),
-            )
+            self._laid[square] = self._laid_tile(state, square, letter, 0, square in given)
+            self._reads.pop(square, None)
+
+
+    def _laid_tile(self, state: PendingTurn, square: Square, letter: str, turn: int,
+                   confirmed: bool) -> LaidTile:
+        """What is known of a tile laid on ``square``: how this turn read it."""
+        read = self._reads.get(square)
+        return LaidTile(
+            turn=turn, letter=letter, confidence=state.read.get(square, ("", 0.0, 0.0))[1],
+            confirmed=confirmed,
+            glyph=None if read is None else read.glyphs.get(square),
+            first=None if read is None else read.first.get(square),
+            second=None if read is None else read.second.get(square),
+        )
 
 
     def _learn_tiles(self, profile: Profile,

@@ -382,18 +382,13 @@ class Game:
         self.rules: Rules = rules if rules is not None else Rules()
         self._bingo_sizes = self.rules.bingo_sizes
         n = len(self.players)
-        remaining = self.tileset.total_tiles
-        rack_counts: list[int] = []
-        for _ in range(n):
-            drawn = min(self.rules.rack_size, remaining)
-            rack_counts.append(drawn)
-            remaining -= drawn
+        rack_counts, remaining = self._racks_drawn(self.tileset.total_tiles)
         initial = _State(
             cells=[None] * 225,
             board_counts={},
             scores=(0,) * n,
             turn=0,
-            rack_counts=tuple(rack_counts),
+            rack_counts=rack_counts,
             bag=remaining,
             scoreless=0,
             skips=(0,) * n,
@@ -680,24 +675,23 @@ class Game:
         if short:
             raise GameError("tiles_not_in_bag", "the tiles set up: " + ", ".join(
                 f"{need[t]} x {t} but {counts.get(t, 0)} left" for t in short))
-        s = self._state
-        new = s.copy()
+        new = self._state.copy()
         cells: list[str | None] = [None] * 225
-        board_counts: dict[str, int] = {}
         for square, tile in placed:
             cells[square.row * 15 + square.col] = tile
-            form = rack_form(tile)
-            board_counts[form] = board_counts.get(form, 0) + 1
-        new.cells, new.board_counts = cells, board_counts
-        remaining = self.tileset.total_tiles - len(placed)
-        rack_counts = []
-        for _ in self.players:
-            drawn = min(self.rules.rack_size, remaining)
-            rack_counts.append(drawn)
-            remaining -= drawn
-        new.rack_counts, new.bag = tuple(rack_counts), remaining
+        new.cells, new.board_counts = cells, need
+        new.rack_counts, new.bag = self._racks_drawn(self.tileset.total_tiles - len(placed))
         self._states = [new]
         self._start = tuple(placed)
+
+    def _racks_drawn(self, tiles: int) -> tuple[tuple[int, ...], int]:
+        """Each player's rack drawn in turn from a bag of ``tiles``, and what the bag keeps."""
+        racks = []
+        for _ in self.players:
+            drawn = min(self.rules.rack_size, tiles)
+            racks.append(drawn)
+            tiles -= drawn
+        return tuple(racks), tiles
 
     # ------------------------------------------------------------------ turn events
 
