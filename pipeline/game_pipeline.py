@@ -292,7 +292,7 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
             if isinstance(event, MoveCommitted):
                 report = self._placement(event)
             elif isinstance(event, NoPlacement):
-                report = self._no_placement()
+                report = self._no_placement(first=event.first)
             elif event.misread:
                 out.extend(self._never_tiles(event))
                 continue

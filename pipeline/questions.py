@@ -370,10 +370,14 @@ class QuestionSteps:
         return []
 
 
-    def _no_placement(self) -> MoveReport | None:
+    def _no_placement(self, *, first: bool = False) -> MoveReport | None:
         state = PendingTurn([], {}, [], [], [])
         state.shown_before, self._shown_before = self._shown_before, False
         self._set_aside_views = []  # what a photo set aside showed is no later move's
+        if first and (self.game.events or self.game.start_position):
+            # The game was under way before this pipeline saw it: its empty board is no news.
+            return NO_TURN
+        state.first_photo = first
         if self.game.over:
             # A photo after the game ended that shows nothing new is no turn of anybody's.
             return None
@@ -392,7 +396,16 @@ class QuestionSteps:
 
     def _settle_no_placement(self, state: PendingTurn) -> MoveReport | None:
         if not state.questions:
-            if state.shown_before:
+            if state.first_photo:
+                # Photos taken one per turn, by a person or by the players' clock, start after
+                # the first turn: an empty board then was an opening pass or exchange, and a
+                # guess either way gives every later turn to the wrong player.
+                state.questions.append(self._ask(
+                    "no_placement", "the first photo shows an empty board: was it taken "
+                    "before the game, or after a first turn that laid no tiles (a pass or an "
+                    "exchange)?", choices=[NOT_A_TURN, "pass", "exchange"], guess=NOT_A_TURN,
+                ))
+            elif state.shown_before:
                 # Taken again after a photo with a hand in it, mostly: that stands unanswered.
                 state.questions.append(self._ask(
                     "no_placement", "a photo set aside (something over the board) already "
@@ -414,8 +427,10 @@ class QuestionSteps:
         if answer == NOT_A_TURN:
             source = ("nobody: the guess stands" if question.answer is None else
                       "the record" if question.answered_by == "record" else "the players")
-            self._set_aside.append(f"a photo showing the board as the one before was no turn "
-                                   f"(said by {source})")
+            self._set_aside.append(
+                f"the first photo, of an empty board, was taken before the game (said by "
+                f"{source})" if state.first_photo else
+                f"a photo showing the board as the one before was no turn (said by {source})")
             return NO_TURN
         try:
             if words[0] == "exchange" and len(words) > 1:

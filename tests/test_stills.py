@@ -663,3 +663,58 @@ def test_a_hand_photo_from_a_moved_camera_does_not_move_the_grid_off_the_tiles()
     pipeline, reports = replayed([still.image for still in stills[:4]])
     assert "withdrawn" not in [r.kind for r in reports]
     assert [r.word for r in reports[:2]] == ["FIRNS", "V(I)TEN"]
+
+
+@pytest.mark.parametrize(("answer", "kinds", "first_player"), [
+    ("exchange 4", ["exchange", "play"], "two"),  # an opening exchange: JAUKED is two's
+    ("no turn", ["play"], "one"),  # the board before the game
+    (None, ["play"], "one"),  # unanswered: the guess, before the game, stands
+])
+def test_a_first_photo_of_an_empty_board_asks_whether_a_turn_came_before_it(
+        enable, seed8, answer, kinds, first_player):
+    # Photos taken one per turn start after the first turn (the players' clock triggers the
+    # camera; a person photographs each move): an empty board in the first photo may be an
+    # opening pass or exchange, and taken for the board before the game, every later turn
+    # went to the other player (a rendered game opening with an exchange ended with every
+    # score swapped).  A photo of the empty board taken before the game is just as likely.
+    photo, profile = seed8
+    empty = ["." * 15] * 15
+    first = played(ELEVEN_PLAYS[:1]).board.rows()
+    run = Pipeline(["one", "two"], profile=profile, lexicon=enable, stills=True,
+                   answers=lambda q: answer)
+    reports = run.feed(0.0, photo(empty, 0)[0])
+    reports += run.feed(1.0, photo(first, 1)[0])
+    assert [q.kind for q in run.questions] == ["no_placement"]
+    question = run.questions[0]
+    assert question.turn == 1 and question.guess == "no turn"
+    assert "first photo shows an empty board" in question.prompt
+    assert [r.kind for r in reports] == kinds
+    assert reports[-1].player == first_player and reports[-1].word == "JAUKED"
+    if answer is None:
+        assert any("taken before the game (said by nobody" in n for n in reports[-1].notes)
+    # A second photo of the empty board is a turn as any photo showing nothing new.
+    run = Pipeline(["one", "two"], profile=profile, lexicon=enable, stills=True,
+                   answers=lambda q: "no turn" if q.id == 1 else "pass")
+    run.feed(0.0, photo(empty, 0)[0])
+    assert [r.kind for r in run.feed(1.0, photo(empty, 1)[0])] == ["pass"]
+    assert [q.kind for q in run.questions] == ["no_placement", "no_placement"]
+
+
+def test_a_first_photo_of_an_empty_board_holds_the_page_until_answered(enable, seed8):
+    photo, profile = seed8
+    run = Pipeline(["one", "two"], profile=profile, lexicon=enable, stills=True, hold=True)
+    assert run.feed(0.0, photo(["." * 15] * 15, 0)[0]) == []
+    assert run.feed(1.0, photo(played(ELEVEN_PLAYS[:1]).board.rows(), 1)[0]) == []
+    reports = run.answer(run.pending[0].id, "pass")
+    assert [(r.kind, r.player) for r in reports] == [("pass", "one"), ("play", "two")]
+
+
+def test_an_empty_board_is_no_question_for_a_game_under_way(enable, seed8):
+    # The players pressed a pass on the page before the first photo: the game had begun.
+    photo, profile = seed8
+    game = Game(["one", "two"])
+    game.pass_turn()
+    run = Pipeline(["one", "two"], profile=profile, lexicon=enable, stills=True, game=game,
+                   answers=lambda q: "exchange 3")
+    assert run.feed(0.0, photo(["." * 15] * 15, 0)[0]) == []
+    assert run.questions == []

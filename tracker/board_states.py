@@ -161,7 +161,12 @@ class TilesRemoved(TrackEvent):
 
 @dataclass(frozen=True)
 class NoPlacement(TrackEvent):
-    """A still that shows the board as the last one did: a pass or an exchange."""
+    """A still that shows the board as the last one did: a pass or an exchange.  ``first``: the
+    first still, of an empty board, which may be the board before the game or the board after
+    an opening pass or exchange (a camera that the players' clock triggers takes no photo
+    before the first turn)."""
+
+    first: bool = False
 
 
 @dataclass(frozen=True)
@@ -1143,9 +1148,8 @@ class Tracker:
             if still:
                 events.extend(self.commit(time, reason="still"))
         starting = self.stable is None and not self.known.any()
-        if still and not gone and not new and not starting:
-            # (A first still of an empty board is the starting position, not a turn.)
-            events.append(NoPlacement(time))
+        if still and not gone and not new:
+            events.append(NoPlacement(time, first=starting))
         if reference:
             self._stable_before, self.stable = self.stable, view
             self._known_before, self._known_at_stable = self._known_at_stable, self.known.copy()
