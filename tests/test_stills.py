@@ -132,6 +132,30 @@ def test_a_photo_with_an_arm_across_the_board_is_set_aside(photos, record_scores
 
 
 @needs_game
+@pytest.mark.parametrize("after", ["hand", "gathered"])
+def test_photos_after_the_last_move_of_a_hand_or_the_tiles_gathered_are_no_turn(
+        photos, record_scores, after):
+    # The game ends without a player going out (the real game was stopped so): the photos
+    # after the last move are of a hand over the final board, or of its tiles being gathered
+    # up (the boards of moves 20, 10 and 1 stand in).  The last still, set aside with no
+    # clear one after it, was decided as it showed: nothing new, a pass for the next player.
+    from sim.hands import paste_hand
+
+    if after == "hand":
+        hand, _ = paste_hand(photos[26], locate_board(photos[26]).corners, 0.25,
+                             np.random.default_rng(1))
+        extra = [hand]
+    else:
+        extra = [photos[19], photos[9], photos[0]]
+    whole, _ = replayed(photos)
+    pipeline, reports = replayed([*photos, *extra])
+    assert final(pipeline) == record_scores
+    assert len(pipeline.game.events) == len(whole.game.events)
+    assert len(pipeline.questions) == len(whole.questions)
+    assert pipeline.tracker.counters["held_back"] == len(extra)
+
+
+@needs_game
 def test_a_clear_photo_of_the_board_a_photo_set_aside_showed_is_asked_about(
         photos, record_scores):
     # Move 14's only photo has an arm over the board; the next, move 15's, an exchange, shows

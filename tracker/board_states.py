@@ -316,6 +316,11 @@ _COLOUR_SCALE = 128.0
 #: is wrong, and dropped.
 HELD_IN_A_ROW = 3
 
+#: Known tiles a still with no clear view to compare with may show gone and still be a view of
+#: the game: more than a rack's worth is the board being cleared or covered, as no turn takes
+#: back more (fewer are tiles its occupancy missed, under glare, say).
+CLEARED_FROM = 8
+
 #: Shifts (pixels of the settled view, 32 a square) by which one still's view of the board may
 #: differ from the last one's with nothing on the board changed: a board nudged while tiles
 #: were laid at its edge moved the frame's edge against the table by about that much.
@@ -852,6 +857,11 @@ class Tracker:
         if self.stable is None:
             # Nothing to compare with yet: the tiles not known to be there are new.
             changed = appeared = occupied & ~self.known
+            unseen = self.known & ~occupied
+            if still and int(unseen.sum()) >= CLEARED_FROM:
+                # Tiles known gone by the dozen (the final board gathered up after stills
+                # set aside): the still is compared with the tiles known, and set aside too.
+                changed = changed | unseen
             ring_changed = np.zeros((2 * SIZE + 4, 2 * SIZE + 4), bool)
         elif relocated:
             # The views before and after a bump differ in geometry, so pixels are not
@@ -999,6 +1009,15 @@ class Tracker:
             if not removal_ok:
                 removed = np.zeros_like(removed)
             added &= ~_foreign(changed | added, unexplained, arm_blocks)
+            if force and not same and not (added | removed).any():
+                # The source ended on a still set aside that shows nothing new where it is
+                # clear: no turn, as a still set aside is none (a hand over the final board,
+                # its tiles being gathered up; a pass whose only photo has a hand in it is
+                # lost either way).
+                log.info("still at %.0f: the last still, set aside, shows nothing new: no "
+                         "turn", time)
+                self._held_still = None
+                return events
         self._held_still = None
         self._recheck[:] = False
         events.extend(self._decide(time, view, added, removed, still,
