@@ -105,11 +105,20 @@ class QuestionSteps:
             self._defer_refused(state, tiles, why)
             return NO_TURN
         if question is None:
-            question = self._ask(
-                "placement",
-                f"the tiles read ({placed}) are refused by the rules: {why}; "
-                "what was played?",
-            )
+            out = self.game.out_player
+            if exc.code == "game_over" and out is not None:
+                # The tiles counted had a player go out while the board shows play went on:
+                # the turns were given to the wrong players earlier.
+                prompt = (
+                    f"tiles ({placed}) were laid after {self.game.players[out]} went out by "
+                    "the tiles counted: an earlier turn went to the wrong player (a pass or "
+                    "an exchange whose photo was forgotten, or two moves in one line that "
+                    "one photo showed as one); correct the turns on the page, or say what "
+                    "was played")
+            else:
+                prompt = (f"the tiles read ({placed}) are refused by the rules: {why}; "
+                          "what was played?")
+            question = self._ask("placement", prompt)
             state.questions.append(question)
         if question.answer is not None:
             return self._play_answer(state, tiles, question, unconfirmed)

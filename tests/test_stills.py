@@ -742,3 +742,30 @@ def test_an_empty_board_is_no_question_for_a_game_under_way(enable, seed8):
                    answers=lambda q: "exchange 3")
     assert run.feed(0.0, photo(["." * 15] * 15, 0)[0]) == []
     assert run.questions == []
+
+
+def test_tiles_laid_after_a_player_went_out_by_the_count_say_what_went_wrong(enable, seed8):
+    # Rendered game 40: the photo between JEE and JEER was forgotten, and one move laid those
+    # tiles (as no photo can tell); every turn after went to the other player, and by the
+    # tiles counted "one" went out two turns early.  The last move's tile is laid after that:
+    # the question says why it is refused, and what to do, rather than "the game is over".
+    photo, profile = seed8
+    turns = generate_game(40, enable).turns
+    game = Game(["one", "two"])
+    for turn in turns[:22]:
+        assert turn.play is not None
+        game.place(dict(turn.play.placement.tiles))
+    game.place({**dict(turns[22].play.placement.tiles), **dict(turns[23].play.placement.tiles)})
+    for turn in turns[24:26]:
+        game.place(dict(turn.play.placement.tiles))
+    assert game.over and game.out_player == 0
+    run = Pipeline(["one", "two"], profile=profile, lexicon=enable, stills=True, game=game,
+                   answers=lambda q: None)
+    run.tracker.update(0.0, photo(game.board.rows(), 26)[0])
+    run.feed(1.0, photo(turns[26].board.rows(), 27)[0])
+    run.finish(2.0)
+    [question] = run.questions
+    assert question.kind == "placement"
+    assert question.prompt.startswith("tiles (J13:E) were laid after one went out by the tiles "
+                                      "counted: an earlier turn went to the wrong player")
+    assert run.game.board.rows() == game.board.rows()
