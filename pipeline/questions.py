@@ -410,9 +410,9 @@ class QuestionSteps:
                 # the first turn: an empty board then was an opening pass or exchange, and a
                 # guess either way gives every later turn to the wrong player.
                 state.questions.append(self._ask(
-                    "no_placement", "the first photo shows an empty board: was it taken "
-                    "before the game, or after a first turn that laid no tiles (a pass or an "
-                    "exchange)?", choices=[NOT_A_TURN, "pass", "exchange"], guess=NOT_A_TURN,
+                    "no_placement", "the first clear photo shows an empty board: was it "
+                    "taken before the game, or after a first turn that laid no tiles (a pass or "
+                    "an exchange)?", choices=[NOT_A_TURN, "pass", "exchange"], guess=NOT_A_TURN,
                 ))
             elif state.shown_before:
                 # Taken again after a photo with a hand in it, mostly: that stands unanswered.
@@ -437,7 +437,7 @@ class QuestionSteps:
             source = ("nobody: the guess stands" if question.answer is None else
                       "the record" if question.answered_by == "record" else "the players")
             self._set_aside.append(
-                f"the first photo, of an empty board, was taken before the game (said by "
+                f"the first clear photo, of an empty board, was taken before the game (said by "
                 f"{source})" if state.first_photo else
                 f"a photo showing the board as the one before was no turn (said by {source})")
             return NO_TURN

@@ -711,7 +711,7 @@ def test_a_first_photo_of_an_empty_board_asks_whether_a_turn_came_before_it(
     assert [q.kind for q in run.questions] == ["no_placement"]
     question = run.questions[0]
     assert question.turn == 1 and question.guess == "no turn"
-    assert "first photo shows an empty board" in question.prompt
+    assert "first clear photo shows an empty board" in question.prompt
     assert [r.kind for r in reports] == kinds
     assert reports[-1].player == first_player and reports[-1].word == "JAUKED"
     if answer is None:

@@ -859,8 +859,8 @@ class Tracker:
             changed = appeared = occupied & ~self.known
             unseen = self.known & ~occupied
             if still and int(unseen.sum()) >= CLEARED_FROM:
-                # Tiles known gone by the dozen (the final board gathered up after stills
-                # set aside): the still is compared with the tiles known, and set aside too.
+                # More known tiles gone than any turn takes back (the final board gathered
+                # up after stills set aside): compared with the tiles known, set aside too.
                 changed = changed | unseen
             ring_changed = np.zeros((2 * SIZE + 4, 2 * SIZE + 4), bool)
         elif relocated:
@@ -1009,7 +1009,7 @@ class Tracker:
             if not removal_ok:
                 removed = np.zeros_like(removed)
             added &= ~_foreign(changed | added, unexplained, arm_blocks)
-            if force and not same and not (added | removed).any():
+            if force and not (added | removed).any():
                 # The source ended on a still set aside that shows nothing new where it is
                 # clear: no turn, as a still set aside is none (a hand over the final board,
                 # its tiles being gathered up; a pass whose only photo has a hand in it is
