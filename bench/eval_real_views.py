@@ -36,6 +36,10 @@ Each photo is read uncalibrated (``read_board(image, None, tileset)``, what ``ti
     A tungsten lamp without white balance: blue times 0.7, green times 0.9.
 ``turned``
     Turned a quarter (``cv2.ROTATE_90_CLOCKWISE``): a phone held the other way.
+``diagonal``
+    Turned 20 to 45 degrees either way (drawn per photo) about the picture's centre, on a
+    picture grown to hold all of it (its edges repeated outward): a board lying aslant on the
+    table before a player who photographs it from their seat.
 ``askew``
     Each tile's letter turned about the tile's centre by 6 to 12 degrees either way (drawn per
     tile): tiles laid by hand at a real table lie askew, more than the renderer that makes the
@@ -122,6 +126,7 @@ SHADOW_DEPTH = 0.45
 GLARE_PEAK = 0.8
 GLARE_SQUARES = (2.0, 3.5)
 SHAKE_SQUARES = (0.12, 0.22)
+DIAGONAL_DEGREES = (20.0, 45.0)
 SIZE = 15
 
 
@@ -351,6 +356,20 @@ def shaken(image: np.ndarray, seed: int, reach: tuple[float, float] = SHAKE_SQUA
     return blur.apply(image, square_px)  # type: ignore[arg-type]
 
 
+def aslant(image: np.ndarray, seed: int, low: float = DIAGONAL_DEGREES[0],
+           high: float = DIAGONAL_DEGREES[1]) -> np.ndarray:
+    """The picture turned by ``low`` to ``high`` degrees either way (drawn from ``seed``) about
+    its centre, on a square canvas as wide as its diagonal, the edges repeated outward."""
+    rng = np.random.default_rng(seed)
+    angle = float(rng.uniform(low, high)) * (1.0 if rng.random() < 0.5 else -1.0)
+    h, w = image.shape[:2]
+    side = int(np.ceil(np.hypot(h, w)))
+    turn = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+    turn[:, 2] += ((side - w) / 2, (side - h) / 2)
+    return cv2.warpAffine(image, turn, (side, side), flags=cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
 def dim(image: np.ndarray, seed: int) -> np.ndarray:
     levels = 255.0 * (0.45 * image.astype(np.float32) / 255.0) ** 1.3
     noise = np.random.default_rng(seed).normal(0.0, 3.0, image.shape)
@@ -372,6 +391,7 @@ VIEWS: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
     "dim": dim,
     "warm": lambda image, seed: warm(image),
     "turned": lambda image, seed: cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE),
+    "diagonal": aslant,
     "askew": tiles_askew,
     "hand": hand_over,
     "shaken": shaken,
