@@ -115,7 +115,8 @@ class Still:
     image: np.ndarray
     #: the turn whose board it shows (1-based; 0: the empty board)
     turn: int
-    #: "clean", "hand", "finger", "duplicate" or "turned"
+    #: "clean", "hand", "finger", "duplicate", "turned", "empty" (the board before the game)
+    #: or "after" (a hand over the final board, after the game)
     kind: str = "clean"
     #: the fraction of the board a hand covers (hand photos)
     cover: float = 0.0
@@ -332,12 +333,18 @@ def score_run(name: str, pipeline: Pipeline, truth: Game, stills: Sequence[Still
     # photo taken again or the next player's pass or exchange: no picture tells them apart.
     # A copy of a file, pixel for pixel, is not asked about.
     again = sum(1 for before, still in pairwise(stills)
-                if still.turn == before.turn and still.kind not in ("hand", "duplicate"))
+                if still.turn == before.turn and still.kind not in ("hand", "duplicate", "after"))
+    # A first photo of the empty board may be the board before the game or after an opening
+    # pass or exchange: no picture tells them apart either.
+    opening = int(bool(stills) and stills[0].kind == "empty")
+    first_asked = sum(1 for q in pipeline.questions if opening and q.turn == 1
+                      and q.kind == "no_placement" and q.answer == NOT_A_TURN)
     turns_asked = sum(1 for q in pipeline.questions
                       if q.kind == "no_placement" and q.answer != NOT_A_TURN)
     again_asked = sum(1 for q in pipeline.questions
-                      if q.kind == "no_placement" and q.answer == NOT_A_TURN)
+                      if q.kind == "no_placement" and q.answer == NOT_A_TURN) - first_asked
     out.allowed_questions = (min(turns_asked, unseen) + min(again_asked, again)
+                             + min(first_asked, opening)
                              + kinds.get("blank", 0) + min(missing, out.asked))
     out.allowed_questions = min(out.allowed_questions, out.asked)
     out.extra_questions = out.asked - out.allowed_questions
@@ -424,9 +431,13 @@ def handheld_pose(config: Any, seed: int, photo: int, spread: float) -> Any:
 def run_rendered(seed: int, lexicon: Any, size: tuple[int, int], counts: dict[str, int],
                  use_profile: bool = True, turns: int | None = None,
                  limit: float = 60.0, word_list: bool = True, handheld: float = 0.0,
-                 turned: int = 0) -> Outcome:
+                 turned: int = 0, empty_first: bool = False,
+                 after_game: bool = False) -> Outcome:
     """One generated game (its first ``turns`` turns when given) as perturbed stills through
-    the pipeline (with the word list the game was played with, or none)."""
+    the pipeline (with the word list the game was played with, or none); ``empty_first``: a
+    photo of the empty board before the first turn's, as a person starting the game takes
+    one; ``after_game``: a photo after the last turn's with a hand over the final board,
+    gathering up its tiles."""
     from calibration.profile import Profile
     from scorer.gcg import Header, write_gcg
     from scorer.movegen import generate_game
@@ -458,6 +469,15 @@ def run_rendered(seed: int, lexicon: Any, size: tuple[int, int], counts: dict[st
     if turned:
         # Drawn apart, so that the other perturbations stay those of a run without.
         stills = saved_turned(stills, turned, np.random.default_rng([seed, 0x7A2]))
+    if empty_first:
+        stills.insert(0, Still(clean(0)[0], 0, "empty"))
+    if after_game:
+        from sim.hands import board_cover, paste_hand
+
+        image, corners = clean(len(boards) - 1)
+        apart = np.random.default_rng([seed, 0xE4D])
+        image, mask = paste_hand(image, corners, float(apart.uniform(0.1, 0.4)), apart)
+        stills.append(Still(image, len(boards) - 1, "after", board_cover(mask, corners)))
     profile = None
     if use_profile:
         from sim.render import render_board
@@ -746,6 +766,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--turned", type=int, default=0,
                         help="rendered photos per game saved turned by quarter turns (a phone "
                              "held flat)")
+    parser.add_argument("--empty-first", action="store_true",
+                        help="a photo of the empty board before the first turn's")
+    parser.add_argument("--after-game", action="store_true",
+                        help="a photo with a hand over the final board after the last turn's "
+                             "(with --turns: a game stopped before anybody went out)")
     parser.add_argument("--verbose", action="store_true", help="print each run's notes")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
@@ -780,14 +805,18 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{'no profile' if args.no_profile else 'profile from one alphabet photo'}, "
               f"{'no word list' if args.no_word_list else 'word list'}"
               f"{f', hand-held x{args.handheld:g}' if args.handheld else ''}"
-              f"{f', {args.turned} photos turned' if args.turned else ''}; "
+              f"{f', {args.turned} photos turned' if args.turned else ''}"
+              f"{', the empty board first' if args.empty_first else ''}"
+              f"{', a hand over the final board after' if args.after_game else ''}"
+              f"{f', stopped after {args.turns} turns' if args.turns else ''}; "
               f"per game: {counts})")
         print(header("game", 9))
         outcomes = []
         skipped = []
         task = dict(size=size, counts=counts, use_profile=not args.no_profile, turns=args.turns,
                     limit=args.still_timeout, word_list=not args.no_word_list,
-                    handheld=args.handheld, turned=args.turned)
+                    handheld=args.handheld, turned=args.turned,
+                    empty_first=args.empty_first, after_game=args.after_game)
         if args.jobs > 1:
             pool = ProcessPoolExecutor(args.jobs)
             results: Iterator[Outcome | str] = pool.map(
