@@ -1,6 +1,6 @@
 """The labelled real photos seen otherwise: tilted further, smaller, compressed, dimmer, under a
 warm lamp, turned, their tiles askew, under a hand, a shadow or a lamp's glare, through a
-distorting lens, on a board that is not flat.
+distorting lens, on a board that is not flat, out of focus, in other light, through haze, grainy.
 What a different phone or a different table would do to the same tiles.
 
     .venv/bin/python bench/eval_real_views.py [--sets ...] [--every N] [--views ...] [--jobs 2]
@@ -77,6 +77,25 @@ Each photo is read uncalibrated (``read_board(image, None, tileset)``, what ``ti
     moves away from the picture's centre by ``z / (D - z)`` of its distance from it, the camera
     ``D`` (1.3 board widths) above the board; the board's quadrilateral then no longer holds
     the grid's inner lines where a plane would put them.
+``defocus``
+    The lens focused elsewhere (a fixed-focus webcam too near the board, a phone that focused
+    on the table beyond it): every point spread over a disc of radius 0.06 to 0.12 of a
+    square (drawn per photo), a lens's blur rather than a Gaussian.  What counts is that the
+    read says the photo is blurred where its letters suffer, and invents nothing.
+``cool``
+    Daylight or a fluorescent tube without white balance: red times 0.72 (a blue-green cast).
+``bright``
+    Too much light for the exposure (a flash, the sun on the table): every level times 1.4,
+    the lightest squares and faces clipped to white and the grid's light lines with them.
+``vignette``
+    A cheap lens's vignetting: the light falling off as the fourth power of the cosine of the
+    angle off the axis, to 0.45 of the centre's in the picture's corners.
+``hazy``
+    A photo through a scratched plastic cover or a fogged lens: every level pulled toward a
+    light grey, 0.55 of the contrast left.
+``grainy``
+    A small sensor at high gain: noise of 9 levels in each channel, coarser than a pixel, then
+    compressed as a webcam's stream is (JPEG quality 70).
 
 Reported per set and view: squares wrong of all, their kinds (no board found, tile read empty,
 empty read as tile, letter, blank), how many of the wrong squares were not flagged unsure, and
@@ -127,6 +146,11 @@ GLARE_PEAK = 0.8
 GLARE_SQUARES = (2.0, 3.5)
 SHAKE_SQUARES = (0.12, 0.22)
 DIAGONAL_DEGREES = (20.0, 45.0)
+DEFOCUS_SQUARES = (0.06, 0.12)
+OVEREXPOSED_GAIN = 1.4
+VIGNETTE_CORNER = 0.45
+HAZE_CONTRAST = 0.55
+GRAIN_SIGMA = 9.0
 SIZE = 15
 
 
@@ -381,6 +405,61 @@ def warm(image: np.ndarray) -> np.ndarray:
         np.uint8)
 
 
+def cool(image: np.ndarray) -> np.ndarray:
+    """Daylight or a fluorescent tube without white balance: red down, a green cast."""
+    return np.clip(image.astype(np.float32) * np.float32([1.0, 1.0, 0.72]), 0, 255).astype(
+        np.uint8)
+
+
+def defocused(image: np.ndarray, seed: int, radius: tuple[float, float] = DEFOCUS_SQUARES
+              ) -> np.ndarray:
+    """The picture out of focus: every point spread over a disc (a lens's blur, not a
+    Gaussian) of ``radius`` squares (drawn from ``seed``)."""
+    corners = np.asarray(locate_board(image, quality=False).corners, np.float32)
+    square_px = float(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1).mean()) / SIZE
+    r = float(np.random.default_rng(seed).uniform(*radius)) * square_px
+    reach = int(np.ceil(r))
+    ys, xs = np.mgrid[-reach:reach + 1, -reach:reach + 1].astype(np.float32)
+    # Each kernel pixel weighted by how much of it lies inside the disc (its edge anti-aliased).
+    disc = np.clip(r + 0.5 - np.hypot(xs, ys), 0.0, 1.0)
+    return cv2.filter2D(image, -1, disc / disc.sum(), borderType=cv2.BORDER_REFLECT)
+
+
+def overexposed(image: np.ndarray, gain: float = OVEREXPOSED_GAIN) -> np.ndarray:
+    """Too much light for the exposure: every level times ``gain``, the light tile faces and
+    squares clipped to white."""
+    return np.clip(image.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+
+def vignetted(image: np.ndarray, corner: float = VIGNETTE_CORNER) -> np.ndarray:
+    """A cheap lens's vignetting: light falling off as the fourth power of the cosine of the
+    angle off the axis, to ``corner`` of the centre's in the picture's corners."""
+    h, w = image.shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    r2 = ((xs - (w - 1) / 2) ** 2 + (ys - (h - 1) / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
+    # cos^4 of the angle off the axis is 1 / (1 + (r / f)^2)^2: f chosen so the corner's is
+    # ``corner``.
+    f2 = 1.0 / (corner ** -0.5 - 1.0)
+    falloff = 1.0 / (1.0 + r2 / f2) ** 2
+    return np.clip(image.astype(np.float32) * falloff[..., None], 0, 255).astype(np.uint8)
+
+
+def hazy(image: np.ndarray, contrast: float = HAZE_CONTRAST) -> np.ndarray:
+    """A photo through a scratched plastic cover or a fogged lens: every level pulled toward
+    a light grey, ``contrast`` of the range left."""
+    veil = 255.0 * (1.0 - contrast) * 0.8
+    return np.clip(image.astype(np.float32) * contrast + veil, 0, 255).astype(np.uint8)
+
+
+def grainy(image: np.ndarray, seed: int, sigma: float = GRAIN_SIGMA) -> np.ndarray:
+    """A small sensor at high gain: noise of ``sigma`` levels in each channel, coarser than a
+    pixel (demosaicing spreads it), then compressed as a webcam's stream is (JPEG 70)."""
+    h, w = image.shape[:2]
+    noise = np.random.default_rng(seed).normal(0.0, sigma, ((h + 1) // 2, (w + 1) // 2, 3))
+    noise = cv2.resize(noise.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    return recompressed(np.clip(image.astype(np.float32) + noise, 0, 255).astype(np.uint8), 70)
+
+
 VIEWS: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
     "as taken": lambda image, seed: image,
     "tilted": lambda image, seed: camera_turned(image, TILT_DEGREES, TILT_DEGREES),
@@ -399,6 +478,12 @@ VIEWS: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
     "glare": glared,
     "lens": lambda image, seed: lens_distorted(image),
     "bowed": lambda image, seed: bowed(image),
+    "defocus": defocused,
+    "cool": lambda image, seed: cool(image),
+    "bright": lambda image, seed: overexposed(image),
+    "vignette": lambda image, seed: vignetted(image),
+    "hazy": lambda image, seed: hazy(image),
+    "grainy": grainy,
 }
 
 
