@@ -70,7 +70,10 @@ MOTION_ANGLES = tuple(np.arange(0.0, 180.0, 7.5).tolist())
 #: perfectly focused and the picture's own edges are a little soft.
 MOTION_DEFOCUS = 0.3
 #: Candidate defocus sigmas (pixels); the first is "no blur to speak of".
-DEFOCUS_SIGMAS = (0.3, 0.6, 0.9, 1.2, 1.5, 1.8, 2.1)
+#: Beyond 2.1 (a twentieth of a 48-pixel square) the letters' strokes run together: those
+#: candidates measure how far out of focus a photo is, where a motion of the longest length
+#: took the place of a heavy defocus (a disc spread over a tenth of a square) or none fitted.
+DEFOCUS_SIGMAS = (0.3, 0.6, 0.9, 1.2, 1.5, 1.8, 2.1, 2.5, 3.0, 3.5)
 #: Reach (pixels) of the cusps that model the sharp picture's structure function.  With (1, 2,
 #: 4, 8), on the 50 motion-blurred rendered photos, the direction's mean error was 6.7 degrees
 #: (5.7 with these), the length's 0.75 px (0.57); 7 sharp photos of 147 showed a blur clearly
@@ -110,6 +113,10 @@ CLEAR = 3.2
 #: they are.  Of the 103 defocused rendered photos (sigma 1 to 1.6) 18 show a defocus alone
 #: clearly, 16 of them as 1.2 or more; the 2 sharp photos that show one clearly, as less.
 DEFOCUS_UNDONE_FROM = 1.2
+#: A defocus of Gaussian sigma ``s`` spreads a point as far as a straight motion of this many
+#: times ``s`` along its line (the same variance, ``s^2 = L^2 / 12``, but in every direction):
+#: how a defocus counts in a blur's smear (:attr:`Deblurred.smear_squares`).
+DEFOCUS_AS_MOTION = math.sqrt(12.0)
 #: Share of the estimated motion's length that is undone: the estimate errs by a pixel either
 #: way, and too long a deconvolution breaks strokes where too short a one only leaves some
 #: blur (on the 20 motion-blurred photos: 1.0 left 192 + 213 squares wrong, 0.8 142 + 178).
@@ -647,9 +654,10 @@ class Deblurred:
     corners: np.ndarray
     #: The blur undone, in ``grey``'s pixels.
     blur: BlurEstimate
-    #: The blur's motion in squares of the board (0: defocus alone): how far each point was
-    #: smeared, against the size of a letter.
-    motion_squares: float
+    #: How far each point was smeared, in squares of the board, against the size of a letter:
+    #: the blur's motion, or a defocus counted as the motion that spreads a point as far
+    #: (:data:`DEFOCUS_AS_MOTION`), whichever is the longer.
+    smear_squares: float
 
 
 def deblurred_for_letters(
@@ -683,5 +691,6 @@ def deblurred_for_letters(
     # A motion undone a little short of its estimated length: a deconvolution too long rings
     # and breaks strokes, one too short only leaves some blur.
     restored = wiener(part, blur.undoing_psf(LENGTH_UNDONE))
+    smear = max(blur.length, DEFOCUS_AS_MOTION * blur.defocus)
     return Deblurred(np.clip(restored, 0, 255).astype(np.uint8), corners, blur,
-                     blur.length / min(side, float(square_px)))
+                     smear / min(side, float(square_px)))

@@ -164,9 +164,10 @@ class BoardReading:
     #: The glyph's similarity to each of its likeliest letters (same order): how much less it
     #: looks like a lesser guess.
     likeness: dict[tuple[int, int], tuple[float, ...]] = field(default_factory=dict)
-    #: The photo's blur measured as a motion (the camera's during the exposure, or a defocus
-    #: foreshortened by the camera's tilt), as undone for the letters, in squares of the board
-    #: (0: none seen).  From :data:`MOTION_WARNING` on, letters are misread several times as
+    #: The photo's blur measured as a motion (the camera's during the exposure), or a lens out
+    #: of focus counted as the motion that spreads a point as far
+    #: (:data:`vision.deblur.DEFOCUS_AS_MOTION`), as undone for the letters, in squares of the
+    #: board (0: none seen).  From :data:`MOTION_WARNING` on, letters are misread several times as
     #: often (:meth:`warnings`).
     motion_blur: float = 0.0
     #: Each lettered square's glyph as the classifiers saw it (:attr:`Glyph.normalised`): the
@@ -496,7 +497,7 @@ def read_board(
         for index in reread_unsure(upright, SQUARE_PX, crop_margin_px(SQUARE_PX), squares,
                                    guesses, classifier, UNSURE_SHOWN):
             sources[index] = "reblurred"
-    if deblurred is not None and deblurred.motion_squares >= MOTION_WARNING:
+    if deblurred is not None and deblurred.smear_squares >= MOTION_WARNING:
         # What is reported sure; which tiles there are was decided on the readers' word.
         guesses = [guess if source == "reblurred" else sure
                    for guess, sure, source in zip(guesses, sure_as_the_glyphs(guesses), sources,
@@ -518,7 +519,7 @@ def read_board(
                    if guess.likeliest},
         likeness={square: guess.likeness for square, guess in zip(squares, guesses, strict=True)
                   if guess.likeness},
-        motion_blur=0.0 if deblurred is None else deblurred.motion_squares,
+        motion_blur=0.0 if deblurred is None else deblurred.smear_squares,
         glyphs={square: glyph.normalised for square, glyph in zip(squares, glyphs, strict=True)
                 if glyph is not None},
         covered=tuple(map(tuple, np.argwhere(hidden).tolist())),

@@ -11,7 +11,7 @@ from vision.locate.corner_check import _square_side, check_corners
 from vision.locate.lattice import _MIN_LATTICE_CELLS
 from vision.locate.line_response import _grey
 from vision.locate.location import BoardCutOff, BoardLocation, BoardNotFound
-from vision.locate.looks import _Looks
+from vision.locate.looks import WORK_LONG_SIDE, _Looks
 from vision.locate.placement import _photo_corners, _place
 from vision.locate.premium_look import _premium_look
 from vision.locate.search import (
@@ -60,12 +60,13 @@ def locate_board(image: np.ndarray, quality: bool = True,
                 raise BoardNotFound(
                     f"no grid of squares found: {attempt.cells_found} square-like regions in a "
                     f"{width}x{height} image, and no layout of premium squares in its colours"
+                    + picture_faults(grey)
                 )
             raise BoardNotFound(
                 f"no grid of squares found: at most {len(lattice.members)} of "
                 f"{attempt.cells_found} square-like regions lie on one lattice (need "
                 f"{_MIN_LATTICE_CELLS}) in a {width}x{height} image, and no layout of premium "
-                f"squares in its colours"
+                f"squares in its colours" + picture_faults(grey)
             )
         placement = agreed
     corners = _photo_corners(placement)
@@ -102,3 +103,51 @@ def _cut_off(corners: np.ndarray, width: int, height: int) -> BoardCutOff | None
         return None
     count = int(np.logical_or.reduce(list(beyond.values())).sum())
     return BoardCutOff(sides, count)
+
+
+#: A picture of which this share or more is clipped to white (at :data:`_WHITE` or above, at
+#: the search's working size) had too much light where the board lies: every labelled real
+#: photo has none; a phone's photo of a light board brightened until its squares and lines
+#: clip (levels times 1.5) has 8 % of its picture so, and the grid vanishes in it.
+_OVEREXPOSED_SHARE = 0.05
+_WHITE = 250
+#: A picture whose brightest percent lies below this level is too dark to show a grid.
+_DARK = 60
+#: A picture whose blur (:func:`vision.deblur.estimate_blur`, measured on the whole picture
+#: at the search's working size, the board not being known) shows clearly and spreads a
+#: point this far (pixels) or more: the real photos measure 1.5 to 3.1, the real game's final
+#: board out of focus by a disc of a tenth of a square 10 to 12 (its grid lines gone) and
+#: shaken by a fifth of a square 4.2.
+_BLURRED_SMEAR = 4.0
+
+
+def picture_faults(grey: np.ndarray) -> str:
+    """What about a picture in which no board was found may be why, for the message: ``""``,
+    or ``"; the picture ..."`` naming too much light, too little, or a blur.
+
+    >>> picture_faults(np.full((300, 400), 255, np.uint8))  # doctest: +NORMALIZE_WHITESPACE
+    '; the picture is overexposed (100 % of it white): take it with less light on the board
+    (no flash, out of direct sun)'
+    >>> picture_faults(np.full((300, 400), 20, np.uint8))  # doctest: +NORMALIZE_WHITESPACE
+    '; the picture is very dark: take it with more light on the board'
+    """
+    import cv2
+
+    from vision.deblur import CLEAR, DEFOCUS_AS_MOTION, estimate_blur
+
+    scale = min(1.0, WORK_LONG_SIDE / max(grey.shape))
+    work = grey if scale >= 1.0 else cv2.resize(grey, None, fx=scale, fy=scale,
+                                                interpolation=cv2.INTER_AREA)
+    white = float((work >= _WHITE).mean())
+    if white >= _OVEREXPOSED_SHARE:
+        return (f"; the picture is overexposed ({100 * white:.0f} % of it white): take it with "
+                f"less light on the board (no flash, out of direct sun)")
+    if float(np.percentile(work, 99)) < _DARK:
+        return "; the picture is very dark: take it with more light on the board"
+    blur = estimate_blur(work.astype(np.float32))
+    if blur.clarity >= CLEAR and max(blur.length, DEFOCUS_AS_MOTION * blur.defocus) >= (
+            _BLURRED_SMEAR):
+        return ("; the picture looks blurred (out of focus, or the camera moved): hold it "
+                "still, let it focus, and take the photo again")
+    return ""
+
