@@ -5,12 +5,14 @@ neither colour nor letter to go by must not be read empty for sure (``vision.occ
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 
 from scorer.squares import Square
-from tests.real_photos import JHEIDEL, known_board, real_photo
-from vision.read import BoardReading, read_board
+from tests.real_photos import JHEIDEL, known_board, labelled_boards, real_photo
+from vision.read import UNSURE_SHOWN, BoardReading, read_board
 
 
 def glared(image: np.ndarray, corners: np.ndarray, centre: tuple[float, float],
@@ -93,3 +95,21 @@ def test_tiles_under_glare_showing_no_letter_are_not_read_empty_for_sure():
     for r, c in word_across:
         square = Square(r, c).name
         assert reading.board[r][c] != "." or square in maybe, square
+
+
+def test_an_empty_square_under_glare_is_no_sure_blank():
+    """jheidel 170219 (a real game, the board turned a quarter in the photo) with a lamp's
+    reflection on the board: an empty square under it (E11), lightened to a pale face and
+    showing no letter, was read a blank, sure (confidence 1).  Only its colour said tile, and
+    its empty look under glare explains that colour as well: it is named unsure."""
+    from vision.locate import locate_board
+
+    name = "IMG_20151016_170219.jpg"
+    image = real_photo(JHEIDEL / name)
+    corners = locate_board(image, quality=False).corners
+    reading = read_board(glared(image, corners, (5.63, 3.97), (2.0, 3.5), 0.64, 0.8), None, "en")
+    known = labelled_boards(Path(__file__).resolve().parents[1] / "bench" / "labels"
+                            / "jheidel-20151016.txt")[name]
+    wrong = [(Square(r, c).name, reading.board[r][c], float(reading.confidence[r, c]))
+             for r in range(15) for c in range(15) if reading.board[r][c] != known[r][c]]
+    assert all(got == "." or confidence < UNSURE_SHOWN for _, got, confidence in wrong), wrong

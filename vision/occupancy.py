@@ -382,6 +382,10 @@ GLARE_CONFIDENCE = 0.75
 #: than the reading's unsure level (``vision.rectified.UNSURE``), so that it is named as a
 #: square that may hold a tile.
 GLARE_DOUBT = 0.5
+#: Confidence at most of a tile showing no letter that lies under glare if it is an empty
+#: square (:func:`_glare_decided`): a blank, or the bare board; below the level from which a
+#: tile is named unsure (:data:`vision.read.UNSURE_SHOWN`).
+GLARE_BARE_DOUBT = 0.45
 _GREY = np.array([0.114, 0.587, 0.299])
 
 
@@ -496,7 +500,17 @@ def _glare_decided(
     changed = (to_empty | to_tile).reshape(occupied.shape)
     tiles = occupied ^ changed
     doubtful = _joined_to_play((letter_under_glare & ~to_tile).reshape(occupied.shape), tiles)
+    # A square kept a tile that shows no letter, even with the glare taken off, and whose
+    # colour its empty look under glare explains as well as the tiles' face does: only its
+    # colour says tile, and glare is what makes an empty square's colour a pale face's.  A
+    # blank there, or the bare board: the players' to say.  (A blank's face in plain light
+    # lies on the face's colour, off the empty look's line to white.)
+    bare_under_glare = (flat & ~lettered & ~to_empty & (empty_glare >= _GLARE_MIN)
+                        & (unglared_ink < letter) & (empty_off <= tile_off + tile_spread)
+                        ).reshape(occupied.shape)
     confidence = np.where(doubtful, np.minimum(confidence, GLARE_DOUBT), confidence)
+    confidence = np.where(bare_under_glare, np.minimum(confidence, GLARE_BARE_DOUBT),
+                          confidence)
     return tiles, np.where(changed, GLARE_CONFIDENCE, confidence)
 
 
