@@ -108,7 +108,7 @@ def _cut_off(corners: np.ndarray, width: int, height: int) -> BoardCutOff | None
 #: A picture of which this share or more is clipped to white (at :data:`_WHITE` or above, at
 #: the search's working size) had too much light where the board lies: every labelled real
 #: photo has none; a phone's photo of a light board brightened until its squares and lines
-#: clip (levels times 1.5) has 8 % of its picture so, and the grid vanishes in it.
+#: clip (levels times 1.6) has 8 % of its picture so, and the grid vanishes in it.
 _OVEREXPOSED_SHARE = 0.05
 _WHITE = 250
 #: A picture whose brightest percent lies below this level is too dark to show a grid.
@@ -150,4 +150,3 @@ def picture_faults(grey: np.ndarray) -> str:
         return ("; the picture looks blurred (out of focus, or the camera moved): hold it "
                 "still, let it focus, and take the photo again")
     return ""
-
