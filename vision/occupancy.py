@@ -504,8 +504,9 @@ def _glare_decided(
     # colour its empty look under glare explains as well as the tiles' face does: only its
     # colour says tile, and glare is what makes an empty square's colour a pale face's.  A
     # blank there, or the bare board: the players' to say.  (A blank's face in plain light
-    # lies on the face's colour, off the empty look's line to white.)
-    bare_under_glare = (flat & ~lettered & ~to_empty & (empty_glare >= _GLARE_MIN)
+    # lies on the face's colour, off the empty look's line to white; where the face itself
+    # lies near that line, cream tiles on a dark board, every blank would be doubted so.)
+    bare_under_glare = separable & (flat & ~lettered & ~to_empty & (empty_glare >= _GLARE_MIN)
                         & (unglared_ink < letter) & (empty_off <= tile_off + tile_spread)
                         ).reshape(occupied.shape)
     confidence = np.where(doubtful, np.minimum(confidence, GLARE_DOUBT), confidence)
