@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from tests.real_photos import GAME, JHEIDEL, as_read, game_boards, real_photo
-from vision.deblur import DEFOCUS_AS_MOTION
 from vision.locate import BoardNotFound
 from vision.read import MOTION_WARNING, read_board
 
@@ -26,11 +25,6 @@ def defocused(image: np.ndarray, radius_squares: float) -> np.ndarray:
     ys, xs = np.mgrid[-reach:reach + 1, -reach:reach + 1].astype(np.float32)
     disc = np.clip(radius + 0.5 - np.hypot(xs, ys), 0.0, 1.0)
     return cv2.filter2D(image, -1, disc / disc.sum(), borderType=cv2.BORDER_REFLECT)
-
-
-def test_a_defocus_counts_as_far_as_a_motion_spreading_a_point_as_far():
-    # A straight motion of length L spreads a point with variance L^2 / 12 along its line.
-    assert np.isclose(DEFOCUS_AS_MOTION ** 2 / 12.0, 1.0)
 
 
 def test_a_photo_out_of_focus_is_said_to_be_blurred_and_keeps_its_tiles():
