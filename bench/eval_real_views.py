@@ -365,6 +365,13 @@ def glared(image: np.ndarray, seed: int, peak: float = GLARE_PEAK) -> np.ndarray
     return np.clip(mixed, 0, 255).astype(np.uint8)
 
 
+def photo_square_px(image: np.ndarray) -> float:
+    """The mean side of a square of the board found in ``image``, in pixels: the grid's four
+    sides' mean over 15."""
+    corners = np.asarray(locate_board(image, quality=False).corners, np.float32)
+    return float(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1).mean()) / SIZE
+
+
 def shaken(image: np.ndarray, seed: int, reach: tuple[float, float] = SHAKE_SQUARES
            ) -> np.ndarray:
     """The picture blurred by a straight motion of the camera, ``reach`` squares long (drawn
@@ -372,9 +379,7 @@ def shaken(image: np.ndarray, seed: int, reach: tuple[float, float] = SHAKE_SQUA
     drawn from ``seed``."""
     from vision.letters import Blur
 
-    corners = np.asarray(locate_board(image, quality=False).corners, np.float32)
-    sides = np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)
-    square_px = float(sides.mean()) / SIZE
+    square_px = photo_square_px(image)
     rng = np.random.default_rng(seed)
     blur = Blur(motion=float(rng.uniform(*reach)), angle=float(rng.uniform(0.0, 180.0)))
     return blur.apply(image, square_px)  # type: ignore[arg-type]
@@ -415,9 +420,7 @@ def defocused(image: np.ndarray, seed: int, radius: tuple[float, float] = DEFOCU
               ) -> np.ndarray:
     """The picture out of focus: every point spread over a disc (a lens's blur, not a
     Gaussian) of ``radius`` squares (drawn from ``seed``)."""
-    corners = np.asarray(locate_board(image, quality=False).corners, np.float32)
-    square_px = float(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1).mean()) / SIZE
-    r = float(np.random.default_rng(seed).uniform(*radius)) * square_px
+    r = float(np.random.default_rng(seed).uniform(*radius)) * photo_square_px(image)
     reach = int(np.ceil(r))
     ys, xs = np.mgrid[-reach:reach + 1, -reach:reach + 1].astype(np.float32)
     # Each kernel pixel weighted by how much of it lies inside the disc (its edge anti-aliased).

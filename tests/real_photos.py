@@ -14,6 +14,8 @@ PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photo
 JHEIDEL = PHOTOS / "jheidel"
 #: The real tournament game photographed after every move.
 GAME = PHOTOS / "scrabscrap-game01"
+#: The real game's squares, in pixels of its photos (992x976, the grid about 842 pixels wide).
+GAME_SQUARE_PX = 56.0
 
 
 def labelled_boards(path: Path) -> dict[str, list[str]]:

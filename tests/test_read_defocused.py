@@ -9,12 +9,9 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.real_photos import GAME, JHEIDEL, as_read, game_boards, real_photo
+from tests.real_photos import GAME, GAME_SQUARE_PX, JHEIDEL, as_read, game_boards, real_photo
 from vision.locate import BoardNotFound
 from vision.read import MOTION_WARNING, read_board
-
-#: The real game's squares, in pixels of its photos (992x976, the grid about 842 pixels wide).
-GAME_SQUARE_PX = 56.0
 
 
 def defocused(image: np.ndarray, radius_squares: float) -> np.ndarray:

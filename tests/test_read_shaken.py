@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.real_photos import GAME, as_read, game_boards, real_photo
+from tests.real_photos import GAME, GAME_SQUARE_PX, as_read, game_boards, real_photo
 from vision.letters import Blur
 from vision.read import UNSURE_SHOWN, read_board
 from vision.rectified import UNSURE
-
-#: The real game's squares, in pixels of its photos (992x976, the grid about 842 pixels wide).
-GAME_SQUARE_PX = 56.0
 
 
 def shaken(image: np.ndarray, length: float, angle: float) -> np.ndarray:

@@ -8,13 +8,11 @@ import shutil
 
 import cv2
 
-from tests.real_photos import GAME, game_boards
+from tests.real_photos import GAME, GAME_SQUARE_PX, game_boards
 from tilecam.cli import main
 from vision.letters import Blur
 
-#: The real game's squares, in pixels of its photos, and the smear's direction (degrees; it
-#: failed so in every direction tried).
-GAME_SQUARE_PX = 56.0
+#: The smear's direction (degrees; it failed so in every direction tried).
 SMEAR_ANGLE = 60.0
 
 

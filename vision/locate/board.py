@@ -11,7 +11,7 @@ from vision.locate.corner_check import _square_side, check_corners
 from vision.locate.lattice import _MIN_LATTICE_CELLS
 from vision.locate.line_response import _grey
 from vision.locate.location import BoardCutOff, BoardLocation, BoardNotFound
-from vision.locate.looks import WORK_LONG_SIDE, _Looks
+from vision.locate.looks import _Looks, at_working_size
 from vision.locate.placement import _photo_corners, _place
 from vision.locate.premium_look import _premium_look
 from vision.locate.search import (
@@ -131,13 +131,9 @@ def picture_faults(grey: np.ndarray) -> str:
     >>> picture_faults(np.full((300, 400), 20, np.uint8))  # doctest: +NORMALIZE_WHITESPACE
     '; the picture is very dark: take it with more light on the board'
     """
-    import cv2
-
     from vision.deblur import CLEAR, DEFOCUS_AS_MOTION, estimate_blur
 
-    scale = min(1.0, WORK_LONG_SIDE / max(grey.shape))
-    work = grey if scale >= 1.0 else cv2.resize(grey, None, fx=scale, fy=scale,
-                                                interpolation=cv2.INTER_AREA)
+    work, _ = at_working_size(grey)
     white = float((work >= _WHITE).mean())
     if white >= _OVEREXPOSED_SHARE:
         return (f"; the picture is overexposed ({100 * white:.0f} % of it white): take it with "

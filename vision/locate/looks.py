@@ -61,6 +61,21 @@ class _Attempt:
         return float(np.sqrt(abs(np.linalg.det(self.lattice.homography[:2, :2]))))
 
 
+def at_working_size(image: np.ndarray, long_side: int = WORK_LONG_SIDE
+                    ) -> tuple[np.ndarray, float]:
+    """``image`` shrunk (``INTER_AREA``) so that its longer side is at most ``long_side``, and
+    the scale it was shrunk by (1: left as it is).
+
+    >>> work, scale = at_working_size(np.zeros((300, 2048), np.uint8))
+    >>> work.shape, scale
+    ((150, 1024), 0.5)
+    """
+    scale = min(1.0, long_side / max(image.shape[:2]))
+    if scale >= 1.0:
+        return image, scale
+    return cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), scale
+
+
 def _attempt(image: np.ndarray, long_side: int, along_strokes: bool = False) -> _Attempt:
     """Search for a lattice of cells at one working resolution, both line polarities.
 
@@ -69,10 +84,7 @@ def _attempt(image: np.ndarray, long_side: int, along_strokes: bool = False) -> 
     (:func:`_along_strokes`) at each of :data:`_STROKE_GAINS`, instead of by the response
     itself with and without noise specks; the lattice is refined against the response itself.
     """
-    scale = min(1.0, long_side / max(image.shape[:2]))
-    work = image
-    if scale < 1.0:
-        work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    work, scale = at_working_size(image, long_side)
     work = cv2.GaussianBlur(work, (3, 3), 0)
     best: _Attempt | None = None
     seen: list[_MaskCells] = []

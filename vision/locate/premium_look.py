@@ -11,7 +11,7 @@ from vision.locate.corner_check import check_corners
 from vision.locate.lattice import _find_cells
 from vision.locate.line_fit import _CENTRE_TO_LINES, _refine
 from vision.locate.line_response import _ridges
-from vision.locate.looks import WORK_LONG_SIDE
+from vision.locate.looks import at_working_size
 from vision.locate.placement import _photo_corners, _Placement
 from vision.locate.premium import _PREMIUM, _RED_LAYOUT, _colour_families
 from vision.medians import median
@@ -167,10 +167,7 @@ def _premium_look(image: np.ndarray) -> _Placement | None:
     """
     if image.ndim != 3:
         return None
-    scale = min(1.0, WORK_LONG_SIDE / max(image.shape[:2]))
-    work = image
-    if scale < 1.0:
-        work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    work, scale = at_working_size(image)
     work = cv2.GaussianBlur(work, (3, 3), 0)
     centres, sides, reds, where = _premium_blobs(work)
     if len(centres) < _MIN_PREMIUM_MATCHED:

@@ -20,6 +20,7 @@ from vision.locate.looks import (
     _Attempt,
     _Looks,
     _MaskCells,
+    at_working_size,
 )
 from vision.locate.placement import _photo_corners, _place, _Placement
 from vision.locate.premium import _premium_scores
@@ -180,10 +181,7 @@ def _mask_lattices(look: np.ndarray) -> list[_Attempt]:
     """The lattices of the line masks of ``look`` (grey, or BGR for each colour channel) at the
     first resolution, most empty squares first: both polarities, with and without noise specks
     (where :func:`_attempt` stops at the first mask that finds enough squares)."""
-    scale = min(1.0, WORK_LONG_SIDE / max(look.shape[:2]))
-    work = look
-    if scale < 1.0:
-        work = cv2.resize(look, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    work, scale = at_working_size(look)
     work = cv2.GaussianBlur(work, (3, 3), 0)
     found = []
     for dark_lines in (True, False):
