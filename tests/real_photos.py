@@ -37,9 +37,17 @@ def labelled_boards(path: Path) -> dict[str, list[str]]:
     return boards
 
 
+#: Our own labels of the real photos that came without (the game of ``IMG_20151016_*``).
+OUR_LABELS = Path(__file__).resolve().parents[1] / "bench" / "labels"
+
+
 def known_board(name: str, folder: Path = JHEIDEL) -> list[str]:
-    """The known board of the photo ``name`` in ``folder``'s ``boards.txt``."""
-    return labelled_boards(folder / "boards.txt")[name]
+    """The known board of the photo ``name`` in ``folder``'s ``boards.txt``, or in our own
+    labels of that folder's photos (:data:`OUR_LABELS`)."""
+    boards = labelled_boards(folder / "boards.txt")
+    for ours in sorted(OUR_LABELS.glob(f"{folder.name}-*.txt")):
+        boards.update(labelled_boards(ours))
+    return boards[name]
 
 
 def game_boards() -> dict[int, list[str]]:

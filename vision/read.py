@@ -63,6 +63,7 @@ from vision.glyphs import BLANK, Glyph, GlyphFinder, crop_margin_px
 from vision.huge_pages import use_huge_pages
 from vision.letter_choice import like_a_letter, read_letters
 from vision.letters import LetterClassifier, LetterGuess
+from vision.light import evened, light_over_board, uneven
 from vision.locate import check_corners, locate_board
 from vision.missed_letters import (
     FEW_TILES,
@@ -80,6 +81,7 @@ from vision.rectified import (
     UNSURE,
     check_image,
     inner,
+    occupancy_grid,
     occupancy_of,
     quieted,
     rectify_with_margin,
@@ -354,10 +356,23 @@ def read_board(
     hidden = covered_squares(rectified_grey, SQUARE_PX, crop_margin_px(SQUARE_PX))
     # The profile's occupancy model learnt the colours of its own camera, light and white
     # balance; a photo from elsewhere is judged by the uncalibrated model.
+    # The grid at the occupancy's scale, made once: the occupancy and the light look at it.
+    grid = occupancy_grid(inner(rectified))
     occupied, occupancy_confidence = occupancy_of(
-        inner(rectified), profile if fixed_camera else None, hidden if hidden.any() else None
+        grid, profile if fixed_camera else None, hidden if hidden.any() else None
     )
     occupied &= ~hidden
+    # A shadow across part of the board: its light evened out first (a shaded tile looked like
+    # a lit empty square, its letter's ink like the shadow's edge).
+    light = light_over_board(grid, occupied, hidden)
+    shaded = uneven(light)
+    if shaded:
+        rectified = evened(rectified, light)
+        rectified_grey = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY)
+        occupied, occupancy_confidence = occupancy_of(
+            inner(rectified), profile if fixed_camera else None, hidden if hidden.any() else None
+        )
+        occupied &= ~hidden
     if profile is not None:
         classifier: LetterClassifier | None = profile.classifier()
     else:
@@ -370,6 +385,8 @@ def read_board(
     # follow the noise.  A deblurred one is left as restored.
     if deblurred is not None:
         letters_image = rectify_with_margin(deblurred.grey, deblurred.corners)
+        if shaded:
+            letters_image = evened(letters_image, light)
     else:
         letters_image = quieted(rectified, rectified_grey)
         if letters_image is rectified:  # not smoothed: its grey is made already
