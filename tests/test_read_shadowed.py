@@ -11,7 +11,7 @@ import pytest
 from tests.real_photos import JHEIDEL, known_board, real_photo
 from vision.light import UNEVEN_FROM, evened, light_over_board, uneven
 from vision.locate import locate_board
-from vision.read import read_board
+from vision.read import MOTION_WARNING, read_board
 from vision.rectified import SQUARE_PX, inner, occupancy_grid, rectify_with_margin
 
 
@@ -56,7 +56,7 @@ def test_the_light_is_measured_and_evened_where_the_shadow_lies():
             # The lower rows in shadow, the upper ones lit, each within a fifth of the truth
             # (ln 0.55 = -0.6) away from the shadow's soft edge.
             assert np.all(light[:14] > -0.2) and np.all(np.abs(light[-6:] + 0.6) < 0.2)
-            lifted = evened(straightened, light)
+            lifted = evened(straightened, light, SQUARE_PX)
             again = light_over_board(occupancy_grid(inner(lifted)), board)
             assert again.min() > -UNEVEN_FROM / 2
         else:
@@ -71,3 +71,15 @@ def test_a_photo_in_even_light_is_left_as_it_is():
     reading = read_board(image, None, "en")
     occupied = np.array([[ch != "." for ch in row] for row in reading.board])
     assert not uneven(light_over_board(occupancy_grid(inner(straightened)), occupied))
+
+
+@pytest.mark.parametrize(("reach", "tilt"), [(0.3, 0.0), (0.45, -0.08)])
+def test_a_blurred_photo_under_a_shadow_is_still_said_to_be_blurred(reach, tilt):
+    """The shadow's soft edge, a blur of its own across the board, hid the camera's: the
+    blurred real photo 164048 under it was taken for sharp (0.0) or nearly (0.115), with no
+    warning and its letters read from the photo as taken.  The shadow lifted first, the blur
+    is that of the photo as taken (0.2 of a square)."""
+    image = real_photo(JHEIDEL / "IMG_20141025_164048.jpg")
+    reading = read_board(shadowed(image, reach, tilt), None, "en")
+    assert reading.motion_blur >= MOTION_WARNING
+    assert any("blur" in warning for warning in reading.warnings())

@@ -51,6 +51,9 @@ import cv2
 import numpy as np
 
 from vision.cache import cache_dir, write_whole
+from vision.geometry import image_to_grid, scaled
+from vision.glyphs import crop_margin_px
+from vision.light import lifted
 
 log = logging.getLogger(__name__)
 
@@ -661,7 +664,8 @@ class Deblurred:
 
 
 def deblurred_for_letters(
-    image: np.ndarray, corners: np.ndarray, square_px: int, clear: float | None = None
+    image: np.ndarray, corners: np.ndarray, square_px: int, clear: float | None = None,
+    shade: np.ndarray | None = None,
 ) -> Deblurred | None:
     """The photo's grey picture around the board (``corners`` of the grid) with its blur
     undone; or None when no blur shows clearly enough to be worth undoing (clarity below
@@ -669,7 +673,10 @@ def deblurred_for_letters(
 
     The letters are read from squares of ``square_px`` pixels: a photo whose squares are
     larger is first shrunk to that size (its blur shrinks with it, and the deconvolution's
-    time stays that of a 1280x720 photo's).
+    time stays that of a 1280x720 photo's).  ``shade``: a shadow over the board, as
+    :func:`vision.light.shade_field` gives it on the straightened board (``square_px``
+    squares, crop margin), lifted before the blur is measured: its soft edge, a blur of its
+    own, hid the camera's (a blurred photo under an arm's shadow was taken for sharp).
     """
     corners = np.asarray(corners, np.float32)
     x0, y0, x1, y1 = board_box(corners, image.shape)
@@ -683,6 +690,11 @@ def deblurred_for_letters(
         part = cv2.resize(part, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         # Pixel centres at integer coordinates: (x + 0.5) * scale - 0.5.
         corners = (corners + 0.5) * np.float32(scale) - 0.5
+    if shade is not None:
+        to_board = scaled(image_to_grid(corners), square_px, crop_margin_px(square_px))
+        part = lifted(part, cv2.warpPerspective(
+            shade, to_board, (part.shape[1], part.shape[0]),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE))
     part = part.astype(np.float32)
     blur = estimate_blur(part, corners)
     if blur.clarity < (CLEAR if clear is None else clear) or (

@@ -16,9 +16,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from scorer.squares import PREMIUM_LAYOUT
 from vision.glyphs import crop_margin_px
 from vision.medians import median
-from vision.rectified import OCCUPANCY_PX, PREMIUM_KINDS, SIZE, SQUARE_PX, occupancy_grid
 
 #: Parts of a square, each way, that the light is measured on.
 PARTS = 2
@@ -44,8 +44,9 @@ _ROUNDS = 3
 #: glare and tells nothing of the light.
 _WASHED_LEVEL = 240
 
-_SURFACES = sorted(set(PREMIUM_KINDS.ravel().tolist()))
-_SURFACE_OF = np.array([[_SURFACES.index(kind) for kind in row] for row in PREMIUM_KINDS.tolist()])
+SIZE = 15
+_SURFACES = sorted({kind for row in PREMIUM_LAYOUT for kind in row})
+_SURFACE_OF = np.array([[_SURFACES.index(kind) for kind in row] for row in PREMIUM_LAYOUT])
 _TILE = len(_SURFACES)
 
 
@@ -70,7 +71,8 @@ _KERNELS = _kernels()
 def light_over_board(grid: np.ndarray, occupied: np.ndarray,
                      unseen: np.ndarray | None = None) -> np.ndarray:
     """The light falling on each part of the board (``PARTS`` x ``PARTS`` per square; natural
-    log, 0 for the lit board, negative in shadow) of the margin-free rectified ``grid`` (BGR)
+    log, 0 for the lit board, negative in shadow) of the margin-free rectified ``grid`` (BGR,
+    squares of a multiple of ``PARTS`` pixels: :func:`vision.rectified.occupancy_grid`'s)
     whose squares ``occupied`` (15, 15) hold tiles; ``unseen`` squares (a hand over them) tell
     nothing of it.
 
@@ -80,11 +82,10 @@ def light_over_board(grid: np.ndarray, occupied: np.ndarray,
     >>> light.shape, round(abs(float(light[0, 0])), 2), round(float(light[-1, -1]), 2)
     ((30, 30), 0.0, -0.69)
     """
-    small = occupancy_grid(grid) if grid.shape[0] != SIZE * OCCUPANCY_PX else grid
     count = SIZE * PARTS
     # Each part's mean, then the mean of its pixels brighter than that (a letter's ink is
     # darker): the part's background, every part at once.
-    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    grey = cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY).astype(np.float32)
     means = cv2.resize(grey, (count, count), interpolation=cv2.INTER_AREA)
     brighter = (grey >= cv2.resize(means, grey.shape[::-1], interpolation=cv2.INTER_NEAREST)
                 ).astype(np.float32)
@@ -92,7 +93,7 @@ def light_over_board(grid: np.ndarray, occupied: np.ndarray,
                   / np.maximum(cv2.resize(brighter, (count, count),
                                           interpolation=cv2.INTER_AREA), 1e-6))
     level = np.log(np.maximum(background, 1.0)).astype(np.float64)
-    darkest = np.minimum(np.minimum(small[..., 0], small[..., 1]), small[..., 2])
+    darkest = np.minimum(np.minimum(grid[..., 0], grid[..., 1]), grid[..., 2])
     washed = (darkest >= _WASHED_LEVEL).astype(np.float32)
     usable = cv2.resize(washed, (count, count), interpolation=cv2.INTER_AREA) <= 0.25
     if unseen is not None:
@@ -149,17 +150,28 @@ def uneven(light: np.ndarray) -> bool:
     return bool(light.min() <= -UNEVEN_FROM)
 
 
-def evened(rectified: np.ndarray, light: np.ndarray, square_px: int = SQUARE_PX) -> np.ndarray:
-    """``rectified`` (from :func:`vision.rectified.rectify_with_margin`) brought up to the lit
-    board's light where ``light`` (:func:`light_over_board`) is darker, smoothly between the
-    parts' centres; the margin takes the light of the grid's edge."""
+def shade_field(light: np.ndarray, square_px: int) -> np.ndarray:
+    """The shade of ``light`` (:func:`light_over_board`; natural log, 0 where the board is lit
+    or brighter) at every pixel of a straightened board with crop margin
+    (:func:`vision.rectified.rectify_with_margin`), smooth between the parts' centres; the
+    margin takes the shade of the grid's edge."""
     side = SIZE * square_px
     field = cv2.resize(np.minimum(light, 0.0).astype(np.float32), (side, side),
                        interpolation=cv2.INTER_LINEAR)
     margin = crop_margin_px(square_px)
-    field = cv2.copyMakeBorder(field, margin, margin, margin, margin, cv2.BORDER_REPLICATE)
-    gain = np.exp(-field)
-    if rectified.ndim == 3:
+    return cv2.copyMakeBorder(field, margin, margin, margin, margin, cv2.BORDER_REPLICATE)
+
+
+def lifted(picture: np.ndarray, shade: np.ndarray) -> np.ndarray:
+    """``picture`` (grey or BGR, uint8) brought up by its ``shade`` (natural log, per pixel)."""
+    gain = np.exp(-shade)
+    if picture.ndim == 3:
         gain = gain[..., None]
-    return np.clip(rectified.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+    return np.clip(picture.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+
+def evened(rectified: np.ndarray, light: np.ndarray, square_px: int) -> np.ndarray:
+    """``rectified`` (from :func:`vision.rectified.rectify_with_margin`) brought up to the lit
+    board's light where ``light`` (:func:`light_over_board`) is darker."""
+    return lifted(rectified, shade_field(light, square_px))
 

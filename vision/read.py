@@ -63,7 +63,7 @@ from vision.glyphs import BLANK, Glyph, GlyphFinder, crop_margin_px
 from vision.huge_pages import use_huge_pages
 from vision.letter_choice import like_a_letter, read_letters
 from vision.letters import LetterClassifier, LetterGuess
-from vision.light import evened, light_over_board, uneven
+from vision.light import evened, light_over_board, shade_field, uneven
 from vision.locate import check_corners, locate_board
 from vision.missed_letters import (
     FEW_TILES,
@@ -367,7 +367,7 @@ def read_board(
     light = light_over_board(grid, occupied, hidden)
     shaded = uneven(light)
     if shaded:
-        rectified = evened(rectified, light)
+        rectified = evened(rectified, light, SQUARE_PX)
         rectified_grey = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY)
         occupied, occupancy_confidence = occupancy_of(
             inner(rectified), profile if fixed_camera else None, hidden if hidden.any() else None
@@ -380,13 +380,12 @@ def read_board(
     tesseract = TesseractReader(tiles)
     # Letters are read from the photo with its blur undone (occupancy and the faces' colours
     # keep the photo as taken); a sharp photo is left as it is.
-    deblurred = deblurred_for_letters(image if grey is None else grey, corners, SQUARE_PX)
+    deblurred = deblurred_for_letters(image if grey is None else grey, corners, SQUARE_PX,
+                                      shade=shade_field(light, SQUARE_PX) if shaded else None)
     # A noisy photo (a dim room) is smoothed for the letters: the glyphs' faint ink would
     # follow the noise.  A deblurred one is left as restored.
     if deblurred is not None:
         letters_image = rectify_with_margin(deblurred.grey, deblurred.corners)
-        if shaded:
-            letters_image = evened(letters_image, light)
     else:
         letters_image = quieted(rectified, rectified_grey)
         if letters_image is rectified:  # not smoothed: its grey is made already
