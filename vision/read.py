@@ -354,14 +354,16 @@ def read_board(
     # glyphs' finder (which reads the grey alone) all look at it.
     rectified_grey = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY)
     hidden = covered_squares(rectified_grey, SQUARE_PX, crop_margin_px(SQUARE_PX))
-    # The profile's occupancy model learnt the colours of its own camera, light and white
-    # balance; a photo from elsewhere is judged by the uncalibrated model.
+    def tiles_seen(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # The profile's occupancy model learnt the colours of its own camera, light and white
+        # balance; a photo from elsewhere is judged by the uncalibrated model.
+        seen, seen_confidence = occupancy_of(
+            grid, profile if fixed_camera else None, hidden if hidden.any() else None)
+        return seen & ~hidden, seen_confidence
+
     # The grid at the occupancy's scale, made once: the occupancy and the light look at it.
     grid = occupancy_grid(inner(rectified))
-    occupied, occupancy_confidence = occupancy_of(
-        grid, profile if fixed_camera else None, hidden if hidden.any() else None
-    )
-    occupied &= ~hidden
+    occupied, occupancy_confidence = tiles_seen(grid)
     # A shadow across part of the board: its light evened out first (a shaded tile looked like
     # a lit empty square, its letter's ink like the shadow's edge).
     light = light_over_board(grid, occupied, hidden)
@@ -369,17 +371,14 @@ def read_board(
     if shaded:
         rectified = evened(rectified, light, SQUARE_PX)
         rectified_grey = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY)
-        occupied, occupancy_confidence = occupancy_of(
-            inner(rectified), profile if fixed_camera else None, hidden if hidden.any() else None
-        )
-        occupied &= ~hidden
+        occupied, occupancy_confidence = tiles_seen(occupancy_grid(inner(rectified)))
     if profile is not None:
         classifier: LetterClassifier | None = profile.classifier()
     else:
         classifier = stock_classifier(set(tiles.letters)) if stock else None
     tesseract = TesseractReader(tiles)
     # Letters are read from the photo with its blur undone (occupancy and the faces' colours
-    # keep the photo as taken); a sharp photo is left as it is.
+    # keep the photo as taken, a shadow evened); a sharp photo is left as it is.
     deblurred = deblurred_for_letters(image if grey is None else grey, corners, SQUARE_PX,
                                       shade=shade_field(light, SQUARE_PX) if shaded else None)
     # A noisy photo (a dim room) is smoothed for the letters: the glyphs' faint ink would
