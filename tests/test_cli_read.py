@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from scorer.squares import Square
-from tests.real_photos import GAME, JHEIDEL, as_read, game_boards, labelled_boards
+from tests.real_photos import GAME, JHEIDEL, as_read, game_boards, known_board
 from tilecam.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -210,7 +210,7 @@ def test_a_real_board_holding_non_words_is_read_as_it_is_and_the_words_named(cap
     photo = JHEIDEL / "IMG_20151016_170803.jpg"
     if not photo.is_file():
         pytest.skip(f"real photos not available: {photo} is missing")
-    known = labelled_boards(REPO / "bench" / "labels" / "jheidel-20151016.txt")[photo.name]
+    known = known_board(photo.name)
     assert main(["read", str(photo), "--json"]) == 0
     captured = capsys.readouterr()
     result = json.loads(captured.out)
@@ -233,7 +233,7 @@ def test_a_photo_blurred_by_hand_shake_says_so_and_names_every_letter_it_may_hav
     photo = JHEIDEL / "IMG_20141025_164048.jpg"
     if not photo.is_file():
         pytest.skip(f"real photos not available: {photo} is missing")
-    known = labelled_boards(JHEIDEL / "boards.txt")[photo.name]
+    known = known_board(photo.name)
     assert main(["read", str(photo), "--json"]) == 0
     captured = capsys.readouterr()
     result = json.loads(captured.out)

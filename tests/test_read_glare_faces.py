@@ -5,13 +5,11 @@ neither colour nor letter to go by must not be read empty for sure (``vision.occ
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import cv2
 import numpy as np
 
 from scorer.squares import Square
-from tests.real_photos import JHEIDEL, known_board, labelled_boards, real_photo
+from tests.real_photos import JHEIDEL, known_board, real_photo
 from vision.read import UNSURE_SHOWN, BoardReading, read_board
 
 
@@ -108,8 +106,7 @@ def test_an_empty_square_under_glare_is_no_sure_blank():
     image = real_photo(JHEIDEL / name)
     corners = locate_board(image, quality=False).corners
     reading = read_board(glared(image, corners, (5.63, 3.97), (2.0, 3.5), 0.64, 0.8), None, "en")
-    known = labelled_boards(Path(__file__).resolve().parents[1] / "bench" / "labels"
-                            / "jheidel-20151016.txt")[name]
+    known = known_board(name)
     wrong = [(Square(r, c).name, reading.board[r][c], float(reading.confidence[r, c]))
              for r in range(15) for c in range(15) if reading.board[r][c] != known[r][c]]
     assert all(got == "." or confidence < UNSURE_SHOWN for _, got, confidence in wrong), wrong

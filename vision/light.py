@@ -19,6 +19,7 @@ import numpy as np
 from scorer.squares import PREMIUM_LAYOUT
 from vision.glyphs import crop_margin_px
 from vision.medians import median
+from vision.occupancy import WASHED_LEVEL
 
 #: Parts of a square, each way, that the light is measured on.
 PARTS = 2
@@ -43,10 +44,6 @@ _BIN = 0.05
 
 #: Turns of finding the surfaces' levels and the light from each other.
 _ROUNDS = 3
-
-#: A part with every channel at least this bright in a quarter of its pixels is washed out by
-#: glare and tells nothing of the light (the level the occupancy takes for washed out).
-_WASHED_LEVEL = 240
 
 #: Squares of the board, each way.
 SIZE = 15
@@ -99,7 +96,8 @@ def light_over_board(grid: np.ndarray, occupied: np.ndarray,
                                           interpolation=cv2.INTER_AREA), 1e-6))
     level = np.log(np.maximum(background, 1.0)).astype(np.float64)
     darkest = np.minimum(np.minimum(grid[..., 0], grid[..., 1]), grid[..., 2])
-    washed = (darkest >= _WASHED_LEVEL).astype(np.float32)
+    # A part washed out by glare in a quarter of its pixels tells nothing of the light.
+    washed = (darkest >= WASHED_LEVEL).astype(np.float32)
     usable = cv2.resize(washed, (count, count), interpolation=cv2.INTER_AREA) <= 0.25
     if unseen is not None:
         usable &= ~np.kron(unseen, np.ones((PARTS, PARTS), bool))

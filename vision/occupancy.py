@@ -60,7 +60,7 @@ FEATURES: tuple[str, ...] = ("chroma_red_green", "chroma_yellow_blue", "ink", "l
 #: What a difference of one means for each feature, for distances in the uncalibrated model.
 _FEATURE_SCALE = np.array([0.04, 0.04, 0.12, 0.25])
 #: Pixels with every channel at least this bright carry no colour: glare (or clipping).
-_WASHED_LEVEL = 240
+WASHED_LEVEL = 240
 #: Confidence given at most to a decision on a square washed out by glare.
 WASHED_CONFIDENCE = 0.55
 #: A Gaussian's covariance never gets narrower than this (per-feature standard deviation).
@@ -132,7 +132,7 @@ def _features_invariant(
     log_grey = np.log(np.maximum(colour @ np.array([0.114, 0.587, 0.299], np.float32), 1.0))
     # Nearly white in every channel, on the pixels sampled already (not the whole picture).
     darkest = np.minimum(np.minimum(crops[..., 0], crops[..., 1]), crops[..., 2])
-    washed = (darkest >= _WASHED_LEVEL).reshape(SIZE, SIZE, -1).mean(axis=2) > 0.25
+    washed = (darkest >= WASHED_LEVEL).reshape(SIZE, SIZE, -1).mean(axis=2) > 0.25
     return (features.astype(np.float64), log_grey.astype(np.float64), washed,
             colour.astype(np.float64))
 
