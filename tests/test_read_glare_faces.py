@@ -1,7 +1,9 @@
 """A lamp's reflection over a few dozen squares of a board: the glare's look must not pass for
 the tiles' face (``vision.missed_letters.faces_by_letters``), a tile it lightens beside a blank
 must still be looked for (``vision.missed_letters.missed_tiles``), and tiles it leaves with
-neither colour nor letter to go by must not be read empty for sure (``vision.occupancy``)."""
+neither colour nor letter to go by must not be read empty for sure (``vision.occupancy``).
+On a dark board the glare's pale squares must not be taken for the tiles, nor the tiles for
+the board (``vision.occupancy``), and a tile whose letter it washed out is no sure blank."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import cv2
 import numpy as np
 
 from scorer.squares import Square
-from tests.real_photos import JHEIDEL, known_board, real_photo
+from tests.real_photos import GAME, JHEIDEL, as_read, game_boards, known_board, real_photo
 from vision.read import UNSURE_SHOWN, BoardReading, read_board
 
 
@@ -110,3 +112,44 @@ def test_an_empty_square_under_glare_is_no_sure_blank():
     wrong = [(Square(r, c).name, reading.board[r][c], float(reading.confidence[r, c]))
              for r in range(15) for c in range(15) if reading.board[r][c] != known[r][c]]
     assert all(got == "." or confidence < UNSURE_SHOWN for _, got, confidence in wrong), wrong
+
+
+def read_game_under_glare(move: int) -> tuple[BoardReading, list[str]]:
+    """The real game's photo after ``move`` (cream tiles on a green board) read with a
+    lamp's reflection as in ``read_under_glare``, centred on (6.37, 3.73) squares and turned
+    by 3.11 radians: over the upper left quarter, the board's green squares there bleached
+    to the tiles' grey; and the known board as a reading shows it."""
+    image = real_photo(GAME / f"image-{move}.jpg")
+    corners = read_board(image, None, "de").corners
+    seen = glared(image, corners, (6.37, 3.73), (2.0, 3.5), 3.11, 0.8)
+    return read_board(seen, None, "de"), as_read(game_boards()[move])
+
+
+def sure_mistakes(reading: BoardReading, known: list[str]) -> list[tuple[str, str, str]]:
+    """The squares read wrong that the reading does not name unsure (a tile read empty is
+    named among the squares that may hold one)."""
+    maybe = set(reading.maybe_tiles())
+    return [(Square(r, c).name, known[r][c], reading.board[r][c])
+            for r in range(15) for c in range(15)
+            if reading.board[r][c] != known[r][c]
+            and (Square(r, c).name not in maybe if reading.board[r][c] == "."
+                 else reading.confidence[r, c] >= UNSURE_SHOWN)]
+
+
+def test_the_tiles_of_a_full_board_are_not_swapped_with_the_glares_squares():
+    """The last photo (97 tiles) under the reflection: the glare made the board's squares
+    look like the tiles' face, the looks were found again with the lightness, and the green
+    squares were taken for the tiles and the tiles for the board: 38 tiles read empty, sure.
+    The tiles' face carries letters, and a look found on squares without letters is not it."""
+    reading, known = read_game_under_glare(27)
+    assert sure_mistakes(reading, known) == []
+
+
+def test_a_letter_the_glare_washed_out_is_no_sure_blank():
+    """The photo after move 12 under the reflection: the L at G5, under its middle, showed
+    no letter even with its contrast raised, and was read a blank, sure.  A tile showing no
+    letter on a face the glare brightened may be a blank or a letter washed out: it is named
+    unsure, and nothing else is read wrong."""
+    reading, known = read_game_under_glare(12)
+    assert sure_mistakes(reading, known) == []
+    assert reading.board[4][6] in ("L", "?")

@@ -359,10 +359,36 @@ def letters_under_glare(
     taken for one.  Squares in the upright board's terms, like ``squares``.
     """
     heights = [g.height for g in glyphs if g is not None]
-    bare = [sq for sq, g in zip(squares, glyphs, strict=True) if g is None]
-    if len(heights) < 3 or not bare:
+    bare, gains = _bare_gains(finder, squares, glyphs, turns)
+    if not bare:
         return {}
-    lettered = [sq for sq, g in zip(squares, glyphs, strict=True) if g is not None]
-    typical_face = float(median(finder.face_brightness(lettered, turns)))
-    gains = glare_gains(finder.face_brightness(bare, turns), typical_face)
     return _tile_letters_raised(finder, bare, gains, turns, float(median(heights)))
+
+
+def faces_under_glare(
+    finder: GlyphFinder, squares: list[tuple[int, int]], glyphs: list[Glyph | None],
+    turns: int,
+) -> list[tuple[int, int]]:
+    """The tiles showing no letter whose faces glare brightened (by
+    :data:`GLARE_GAIN_MIN` or more over the lettered tiles' typical face).
+
+    What glare adds to a face it takes from its letter's contrast: where no letter is found
+    even with the contrast raised (:func:`letters_under_glare`), the tile may be a blank or
+    a letter washed out, and only the players can say which (an N and an S under a lamp on
+    game01's green board read as blanks, sure)."""
+    bare, gains = _bare_gains(finder, squares, glyphs, turns)
+    return [square for square, gain in zip(bare, gains, strict=True) if gain > 1.0]
+
+
+def _bare_gains(
+    finder: GlyphFinder, squares: list[tuple[int, int]], glyphs: list[Glyph | None],
+    turns: int,
+) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """The tiles showing no letter, and how much glare brightened each
+    (:func:`glare_gains`); none without three lettered tiles to compare with."""
+    lettered = [sq for sq, g in zip(squares, glyphs, strict=True) if g is not None]
+    bare = [sq for sq, g in zip(squares, glyphs, strict=True) if g is None]
+    if len(lettered) < 3 or not bare:
+        return [], np.ones(0)
+    typical_face = float(median(finder.face_brightness(lettered, turns)))
+    return bare, glare_gains(finder.face_brightness(bare, turns), typical_face)

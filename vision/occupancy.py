@@ -31,8 +31,9 @@ one for tiles, and decides by likelihood ratio.
 >>> import numpy as np
 >>> board = np.zeros((600, 600, 3), np.uint8)
 >>> board[:] = (60, 140, 40)               # a green board
->>> board[280:320, 240:400] = (200, 225, 235)  # five cream tiles on row 7, columns 6-9
->>> board[290:310, 255:265] = 30           # with dark letters on them
+>>> board[280:320, 240:400] = (200, 225, 235)  # four cream tiles on row 7, columns 6-9
+>>> for left in (255, 295, 335, 375):
+...     board[290:310, left:left + 10] = 30    # a dark letter on each
 >>> occupied, confidence = OccupancyModel().predict(board)
 >>> np.argwhere(occupied).tolist()
 [[7, 6], [7, 7], [7, 8], [7, 9]]
@@ -255,6 +256,37 @@ def _plausible_tiles(occupied: np.ndarray) -> bool:
     plain = int((occupied & _PLAIN).sum())
     premium = count - plain
     return plain >= 1 and premium >= 1 and plain >= 0.3 * count and premium >= 0.05 * count
+
+
+#: The tiles' face carries letters: the median square taken for a tile shows ink this far
+#: (feature scale units) or more above the median empty plain square's.  Glare lightening a
+#: dark board's squares towards the tiles' lightness let the decision with lightness swap the
+#: two looks: the green squares taken for the tiles, and the tiles for the plain squares.
+#: Real photos' decisions stand 1.3 (a photo blurred by a fifth of a square) to 8 above.
+_FACE_INK = 0.75
+
+
+def _lettered_face(scaled: np.ndarray, occupied: np.ndarray, usable: np.ndarray) -> bool:
+    """Whether the ``usable`` squares ``occupied`` (flat) show more ink, as the median goes,
+    than the usable plain squares left empty: whether they can be a game's tiles, whose
+    faces but the blanks' carry a letter."""
+    ink = FEATURES.index("ink")
+    occupied = occupied & usable
+    plain_empty = ~occupied & usable & _PLAIN
+    if not occupied.any() or not plain_empty.any():
+        return True
+    return bool(median(scaled[occupied, ink]) >= median(scaled[plain_empty, ink]) + _FACE_INK)
+
+
+def _lettered(scaled: np.ndarray, occupied: np.ndarray, usable: np.ndarray) -> np.ndarray:
+    """Which squares (flat) show a letter's ink: :data:`_LETTERED_DEPTH` (or four of their
+    spreads) above the median of the ``usable`` plain squares not ``occupied``."""
+    ink = FEATURES.index("ink")
+    plain_empty = ~occupied & usable & _PLAIN
+    if not plain_empty.any():
+        return np.ones(len(scaled), bool)
+    centre, spread = _median_spread(scaled[plain_empty][:, ink:ink + 1])
+    return scaled[:, ink] > centre[0] + max(4 * spread[0], _LETTERED_DEPTH)
 
 
 def _capped_cost(distance: np.ndarray, cap: float) -> float:
@@ -633,16 +665,27 @@ class OccupancyModel:
         if face is not None and (face & usable).sum() >= 2:
             known_face = (invariant[face & usable] / _FEATURE_SCALE[: invariant.shape[-1]]
                           ).mean(axis=0)
-        occupied, first_confidence, tile_look = self._decide_uncalibrated(
+        occupied, first_confidence, tile_look, bare = self._decide_uncalibrated(
             invariant, usable, known_face, most_tiles=most_tiles, seen=seen)
+        if bare.any() and (most_tiles is None or _tiles_seen(occupied, seen) <= most_tiles):
+            # Every look found for the tiles' face was that of squares showing no letter
+            # (a dark board's squares under a lamp, as pale as the tiles): found again without
+            # those squares, as squares washed out are left out, where that finds a face
+            # with letters.
+            without = usable & ~bare.reshape(usable.shape)
+            again = self._decide_uncalibrated(invariant, without, known_face,
+                                              most_tiles=most_tiles, seen=seen)
+            if again[2] is not None and not again[3].any():
+                occupied, first_confidence, tile_look, _ = again
+                usable = without
         lightness = _lightness(log_grey, occupied, usable)
         full = np.concatenate([invariant, lightness[..., None]], axis=-1)
         if tile_look is not None:
             # The tile face was found already: only its lightness is new.
             tile_lightness = lightness[occupied & usable].mean() / _FEATURE_SCALE[3]
             tile_look = np.append(tile_look, tile_lightness)
-        found, confidence, _ = self._decide_uncalibrated(full, usable, tile_look, most_tiles,
-                                                         seen)
+        found, confidence, _, _ = self._decide_uncalibrated(full, usable, tile_look, most_tiles,
+                                                            seen)
         if found.any() or tile_look is None:
             occupied = found
         else:
@@ -677,8 +720,14 @@ class OccupancyModel:
     def _decide_uncalibrated(
         self, features: np.ndarray, usable: np.ndarray, tile_look: np.ndarray | None = None,
         most_tiles: int | None = None, seen: np.ndarray | None = None,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """Tiles, confidence and the tile face's look (scaled; None if no tiles were seen).
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+        """Tiles, confidence, the tile face's look (scaled; None if no tiles were seen), and
+        where no look of lettered squares (:func:`_lettered_face`) explains the photo, those
+        of the tiles taken that show no letter (flat; else none).
+
+        A look of lettered squares is taken before a likelier one of squares without letters;
+        with ``tile_look`` given, a decision on squares without letters is none at all (the
+        looks, found again from it, swapped the tiles and the board).
 
         Only ``usable`` squares (not washed out) shape the looks; the others are given to the
         nearer look.  With ``tile_look`` given, only that face is tried against "no tiles".
@@ -692,7 +741,9 @@ class OccupancyModel:
         looks = _type_looks(scaled, close, everything)
         distance = _distance_to(scaled, looks)
         best_cost = _capped_cost(distance[everything], self.CAP)
-        best = np.zeros(len(scaled), bool), distance, None
+        no_tiles = np.zeros(len(scaled), bool), distance, None
+        best = no_tiles
+        lettered_cost = best_cost
         if tile_look is not None:
             candidates = [tile_look]
         else:
@@ -711,16 +762,32 @@ class OccupancyModel:
                 if all(np.linalg.norm(candidate - other) >= _ALIKE for other in kept):
                     kept.append(candidate)
             candidates = kept
+        lettered_best = best
         for candidate in candidates:
             cost, occupied, margin = _explain(scaled, close, candidate, self.CAP, everything)
-            if (_plausible_tiles(occupied & everything)
-                    and (most_tiles is None or _tiles_seen(occupied, seen) <= most_tiles)
-                    and cost < best_cost - self.CAP**2):
-                best_cost = cost
-                best = occupied, margin, scaled[occupied & everything].mean(axis=0)
+            if not (_plausible_tiles(occupied & everything)
+                    and (most_tiles is None or _tiles_seen(occupied, seen) <= most_tiles)):
+                continue
+            decision = occupied, margin, scaled[occupied & everything].mean(axis=0)
+            if cost < best_cost - self.CAP**2:
+                best_cost, best = cost, decision
+            if (_lettered_face(scaled, occupied, everything)
+                    and cost < lettered_cost - self.CAP**2):
+                lettered_cost, lettered_best = cost, decision
+        bare = np.zeros(len(scaled), bool)
+        if lettered_best[2] is not None:
+            best = lettered_best
+        elif best[2] is not None:
+            # Most squares of the likeliest look show no letter: squares of the board that
+            # look like the face (glare on a dark board) are among them.
+            bare = best[0] & everything & ~_lettered(scaled, best[0], everything)
+            if tile_look is not None:
+                # The face's look given led, as the looks were found again, to squares
+                # without letters: the tiles and a dark board's squares under a lamp swapped.
+                best, bare = no_tiles, np.zeros(len(scaled), bool)
         occupied, margin, face = best
         confidence = 1.0 / (1.0 + np.exp(-2.0 * np.abs(margin)))
-        return occupied.reshape(SIZE, SIZE), confidence.reshape(SIZE, SIZE), face
+        return occupied.reshape(SIZE, SIZE), confidence.reshape(SIZE, SIZE), face, bare
 
     # ----------------------------------------------------------------- calibration
 

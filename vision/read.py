@@ -68,6 +68,7 @@ from vision.locate import check_corners, locate_board
 from vision.missed_letters import (
     FEW_TILES,
     faces_by_letters,
+    faces_under_glare,
     faint_letters,
     letters_under_glare,
     missed_tiles,
@@ -133,6 +134,10 @@ def sure_as_the_glyphs(guesses: Sequence[LetterGuess]) -> list[LetterGuess]:
             for guess in guesses]
 
 
+#: Confidence at most of a tile that shows no letter under glare
+#: (:func:`vision.missed_letters.faces_under_glare`): a blank or a letter washed out, named
+#: unsure.
+UNSURE_UNDER_GLARE = 0.45
 #: :func:`vision.locate.check_corners` score below which a profile's fixed-camera corners are
 #: taken to no longer fit and the grid is searched for.
 CORNERS_STILL_FIT = 0.5
@@ -438,6 +443,8 @@ def read_board(
     for square, glyph in letters_under_glare(finder, squares, glyphs, turns).items():
         glyphs[squares.index(square)] = glyph
     confidence = occupancy_confidence.astype(np.float64).copy()
+    for square in faces_under_glare(finder, squares, glyphs, turns):
+        confidence[square] = min(confidence[square], UNSURE_UNDER_GLARE)
     for square, glyph in faint_letters(finder, squares, glyphs, turns,
                                        tiles.counts.get(BLANK, 0), letters_known).items():
         glyphs[squares.index(square)] = glyph
