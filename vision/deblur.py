@@ -111,6 +111,10 @@ BOX_MARGIN = 0.08
 #: alone, left as they are: :data:`DEFOCUS_UNDONE_FROM`), 22 defocused ones of 103 (4 as a
 #: motion) and 37 motion-blurred ones of 50; the real game's frames measure 1.0 to 2.4.
 CLEAR = 3.2
+#: Scale of the second measurement of a blur that shows a motion unclearly (see
+#: :func:`deblurred_for_letters`): at 48 pixels a square, a motion of up to 0.28 of a square
+#: then lies within :data:`REACH`.
+COARSER = 2.0 / 3.0
 #: Least defocus (Gaussian sigma, pixels) undone when no motion shows: a slight one costs the
 #: letters little, and deconvolving it would sharpen the grain of photos that read well as
 #: they are.  Of the 103 defocused rendered photos (sigma 1 to 1.6) 18 show a defocus alone
@@ -145,6 +149,16 @@ class BlurEstimate:
     defocus: float
     clarity: float
     plausible: tuple[tuple[float, float, float, float], ...] = ()
+
+    def scaled(self, factor: float) -> BlurEstimate:
+        """The same blur in a picture ``factor`` times the size.
+
+        >>> BlurEstimate(3.0, 20.0, 0.3, 5.0, ((1.0, 3.0, 20.0, 0.3),)).scaled(1.5).length
+        4.5
+        """
+        return BlurEstimate(self.length * factor, self.angle, self.defocus * factor,
+                            self.clarity, tuple((w, length * factor, angle, defocus * factor)
+                                                for w, length, angle, defocus in self.plausible))
 
     def psf(self) -> np.ndarray:
         """The point-spread function (sums to 1)."""
@@ -655,12 +669,14 @@ class Deblurred:
     grey: np.ndarray
     #: The grid's corners in ``grey``.
     corners: np.ndarray
-    #: The blur undone, in ``grey``'s pixels.
+    #: The blur undone (or measured), in ``grey``'s pixels.
     blur: BlurEstimate
     #: How far each point was smeared, in squares of the board, against the size of a letter:
     #: the blur's motion, or a defocus counted as the motion that spreads a point as far
     #: (:data:`DEFOCUS_AS_MOTION`), whichever is the longer.
     smear_squares: float
+    #: Whether ``grey`` has the blur undone (else it is the photo's, the blur only measured).
+    undone: bool = True
 
 
 def deblurred_for_letters(
@@ -669,7 +685,8 @@ def deblurred_for_letters(
 ) -> Deblurred | None:
     """The photo's grey picture around the board (``corners`` of the grid) with its blur
     undone; or None when no blur shows clearly enough to be worth undoing (clarity below
-    ``clear``, :data:`CLEAR` by default).
+    ``clear``, :data:`CLEAR` by default).  A blur too long to show at the letters' scale but
+    clear at :data:`COARSER` of it is measured, not undone (``undone`` False).
 
     The letters are read from squares of ``square_px`` pixels: a photo whose squares are
     larger is first shrunk to that size (its blur shrinks with it, and the deconvolution's
@@ -697,12 +714,31 @@ def deblurred_for_letters(
             flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE))
     part = part.astype(np.float32)
     blur = estimate_blur(part, corners)
-    if blur.clarity < (CLEAR if clear is None else clear) or (
-            blur.length == 0 and blur.defocus < DEFOCUS_UNDONE_FROM):
+    clear = CLEAR if clear is None else clear
+    square = min(side, float(square_px))
+    if blur.length > 0 and blur.clarity < clear:
+        # A motion shows, but not clearly: the blur may reach beyond the shifts measured
+        # (REACH pixels, a fifth of a square at 48 pixels a square), where the fit finds a
+        # short motion in another direction (a real photo blurred by a fifth of a square,
+        # grainy, or under a hand, was taken for sharp).  Measured again on the picture
+        # shrunk by COARSER, where it lies within reach.  A blur found so is said, not
+        # undone: measured from less, its length errs more, and a deconvolution too long
+        # broke the strokes of a grainy photo's letters, whose faces then passed for bare.
+        coarse = cv2.resize(part, None, fx=COARSER, fy=COARSER, interpolation=cv2.INTER_AREA)
+        coarse_corners = (corners + 0.5) * np.float32(COARSER) - 0.5
+        try:
+            again: BlurEstimate | None = estimate_blur(coarse, coarse_corners)
+        except ValueError:  # a board too small for a patch once shrunk
+            again = None
+        if again is not None and again.clarity >= clear and again.length > 0:
+            found = again.scaled(1.0 / COARSER)
+            smear = max(found.length, DEFOCUS_AS_MOTION * found.defocus)
+            return Deblurred(np.clip(part, 0, 255).astype(np.uint8), corners, found,
+                             smear / square, undone=False)
+    if blur.clarity < clear or (blur.length == 0 and blur.defocus < DEFOCUS_UNDONE_FROM):
         return None
     # A motion undone a little short of its estimated length: a deconvolution too long rings
     # and breaks strokes, one too short only leaves some blur.
     restored = wiener(part, blur.undoing_psf(LENGTH_UNDONE))
     smear = max(blur.length, DEFOCUS_AS_MOTION * blur.defocus)
-    return Deblurred(np.clip(restored, 0, 255).astype(np.uint8), corners, blur,
-                     smear / min(side, float(square_px)))
+    return Deblurred(np.clip(restored, 0, 255).astype(np.uint8), corners, blur, smear / square)

@@ -388,7 +388,7 @@ def read_board(
                                       shade=shade_field(light, SQUARE_PX) if shaded else None)
     # A noisy photo (a dim room) is smoothed for the letters: the glyphs' faint ink would
     # follow the noise.  A deblurred one is left as restored.
-    if deblurred is not None:
+    if deblurred is not None and deblurred.undone:
         letters_image = rectify_with_margin(deblurred.grey, deblurred.corners)
     else:
         letters_image = quieted(rectified, rectified_grey)

@@ -158,7 +158,7 @@ def glyphs_of_frame(
     :func:`rectify_with_margin` where the caller has made it).  The blur is measured once, for
     the squares of one move."""
     deblurred = deblurred_for_letters(frame, corners, SQUARE_PX)
-    if deblurred is None:
+    if deblurred is None or not deblurred.undone:
         if rectified is None:
             rectified = rectify_with_margin(frame, corners)
         return glyphs_of(np.rot90(rectified, quarter_turns), squares, tileset=tileset)
