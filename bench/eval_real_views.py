@@ -3,7 +3,11 @@ warm lamp, turned, their tiles askew, under a hand, a shadow or a lamp's glare, 
 distorting lens, on a board that is not flat, out of focus, in other light, through haze, grainy.
 What a different phone or a different table would do to the same tiles.
 
-    .venv/bin/python bench/eval_real_views.py [--sets ...] [--every N] [--views ...] [--jobs 2]
+    .venv/bin/python bench/eval_real_views.py [--sets ...] [--every N] [--views ...]
+        [--draws N] [--jobs 2]
+
+One draw of a view drawn at random (where a hand, a glare or a shadow lies) may miss where
+it hurts: ``--draws 4`` reads each photo under four.
 
 The photos and their known boards are those of ``bench/eval_real.py`` (``../shared/data/
 photos/`` beside the repository; the run says so and stops, with status 0, where it is absent).
@@ -490,13 +494,22 @@ VIEWS: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
 }
 
 
-def read_views(photos: PhotoSet, name: str, views: list[str]) -> dict[str, list[Wrong]]:
-    """Each view of one photo read uncalibrated, scored against its known board."""
+#: The views drawn at random (where the hand, the glare, the shadow lie, how far the camera
+#: shook...): ``--draws`` reads each photo under several draws of these; the others are the
+#: same at every draw, and read once.
+DRAWN = frozenset({"dim", "diagonal", "askew", "hand", "shaken", "shadow", "glare", "defocus",
+                   "grainy"})
+
+
+def read_views(photos: PhotoSet, name: str, views: list[str], draw: int = 0
+               ) -> dict[str, list[Wrong]]:
+    """Each view of one photo read uncalibrated, scored against its known board; ``draw``
+    above 0, only the views :data:`DRAWN`, each drawn afresh."""
     image = cv2.imread(str(photos.folder / name), cv2.IMREAD_COLOR)
     known = photos.boards[name]
-    seed = sum(map(ord, name))
+    seed = sum(map(ord, name)) + 7919 * draw
     out: dict[str, list[Wrong]] = {}
-    for view in views:
+    for view in views if draw == 0 else [v for v in views if v in DRAWN]:
         try:
             seen = VIEWS[view](image, seed)
             reading = read_board(seen, None, photos.tileset)
@@ -512,6 +525,10 @@ def main() -> int:
     parser.add_argument("--every", type=int, default=3,
                         help="read every N-th photo of a set of more than 9 (default 3)")
     parser.add_argument("--views", default=",".join(VIEWS))
+    parser.add_argument("--draws", type=int, default=1,
+                        help="read each photo under N draws of the views drawn at random "
+                             f"({', '.join(sorted(DRAWN))}; default 1): one draw may miss "
+                             "where a view hurts")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     views = args.views.split(",")
@@ -528,21 +545,23 @@ def main() -> int:
         names = list(found.boards)
         if len(names) > 9:
             names = names[args.every - 1 :: args.every]
-        tasks += [(found, name) for name in names]
+        tasks += [(found, name, draw) for name in names for draw in range(args.draws)]
     if not tasks:
         print("no labelled photos found: nothing to measure")
         return 0
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(read_views, [t[0] for t in tasks], [t[1] for t in tasks],
-                                [views] * len(tasks)))
+                                [views] * len(tasks), [t[2] for t in tasks]))
     header = (f"  {'view':10} {'photos':>6} {'wrong/squares':>14} {'err %':>7} {'unflagged':>9} "
               f"{'perfect':>8} " + " ".join(f"{h:>11}" for h in KIND_HEADINGS))
     for set_name in dict.fromkeys(t[0].name for t in tasks):
         mine = [(t, r) for t, r in zip(tasks, results, strict=True) if t[0].name == set_name]
-        print(f"\n== {set_name}: {len(mine)} photos, uncalibrated")
+        drawn = f", {args.draws} draws of the views drawn at random" if args.draws > 1 else ""
+        print(f"\n== {set_name}: {sum(t[2] == 0 for t, _ in mine)} photos, "
+              f"uncalibrated{drawn}")
         print(header)
         for view in views:
-            wrongs = [r[view] for _, r in mine]
+            wrongs = [r[view] for _, r in mine if view in r]
             total = sum(len(w) for w in wrongs)
             squares = 225 * len(wrongs)
             kinds: Counter[str] = Counter(x.kind for w in wrongs for x in w)
@@ -552,9 +571,11 @@ def main() -> int:
                   f"{100 * total / squares:>7.3f} {unflagged:>9} "
                   f"{f'{perfect}/{len(wrongs)}':>8} "
                   + " ".join(f"{kinds[k]:>11}" for k in KINDS))
-        for (_, name), r in mine:
+        for (_, name, draw), r in mine:
             for view in views:
-                if r[view] and view != "as taken":
+                if r.get(view) and view != "as taken":
+                    if draw:
+                        name = f"{name.split(' ')[0]} (draw {draw + 1})"
                     shown = ", ".join(f"{chr(65 + x.col)}{x.row + 1} {x.want}->{x.got or '-'}"
                                       for x in r[view][:8])
                     more = f" (+{len(r[view]) - 8})" if len(r[view]) > 8 else ""
