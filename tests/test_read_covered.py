@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from sim.hands import paste_hand
-from tests.real_photos import PHOTOS, known_board
+from tests.real_photos import GAME, PHOTOS, as_read, game_boards, known_board
 from tests.real_photos import real_photo as photo
 from vision.covered import covered_squares
 from vision.glyphs import crop_margin_px
-from vision.read import read_board
+from vision.read import UNSURE_SHOWN, read_board
 from vision.rectified import SQUARE_PX, rectify_with_margin
 
 
@@ -104,3 +104,21 @@ def test_a_hand_over_a_full_board_leaves_the_tiles_in_sight_read():
             if sq not in covered and 0 <= min(sq) and max(sq) < 15:
                 assert reading.confidence[sq] <= 0.5
                 assert reading.board[sq[0]][sq[1]] != "?" or known[sq[0]][sq[1]] == "?"
+
+
+def test_a_finger_beyond_the_hand_found_is_no_sure_blank():
+    """The real game's photo after move 3 with a hand reaching in from the right, its fingers
+    over KÖDER and MÖSEN (``sim.hands.paste_hand``, seed 8897): the finger tips at C11 and D11
+    lie beyond the squares found covered, nearer in colour to the cream faces than to the
+    green squares, and showing no letter they were read as two blanks, sure.  Their middles
+    have none of the faces' colour: they are named unsure."""
+    image = photo(GAME / "image-3.jpg")
+    corners = read_board(image, None, "de").corners
+    seen = paste_hand(image, corners, 0.2, np.random.default_rng(8897))[0]
+    reading = read_board(seen, None, "de")
+    known = as_read(game_boards()[3])
+    sure_blanks = [(r, c) for r in range(15) for c in range(15)
+                   if reading.board[r][c] == "?" != known[r][c]
+                   and reading.confidence[r, c] >= UNSURE_SHOWN]
+    assert sure_blanks == []
+    assert reading.board[10][2:4] == "??"  # still shown, for the players to look at

@@ -337,6 +337,31 @@ def not_blanks(
     return sorted(faceless + ranked[blanks:])
 
 
+#: Share of a bare square's middle within :data:`FACE_MATCH` of the tiles' faces below which
+#: it is no sure blank (:func:`unmatched_faces`).  The blanks of the real photos, as taken and
+#: under a hand, glare or a shadow, match 1.0; fingers over empty squares 0.0.
+BLANK_MATCH = 0.5
+
+
+def unmatched_faces(
+    squares: list[tuple[int, int]], glyphs: list[Glyph | None],
+    face: dict[tuple[int, int], tuple[float, float]],
+) -> list[tuple[int, int]]:
+    """The squares taken for tiles that show no letter whose middles have almost nothing of
+    the tiles' faces' colour (``face``: the two shares of :func:`face_likeness` per bare
+    square; the second below :data:`BLANK_MATCH`), though nearer to it than to the board's:
+    a finger resting on the board beyond the hand that was found over it (skin is nearer a
+    cream face than a green square), not a blank's clean face.
+
+    >>> g = Glyph(np.zeros((24, 24), np.float32), np.zeros((4, 4), np.uint8), 0.5)
+    >>> unmatched_faces([(7, 6), (7, 7), (7, 8)], [None, g, None],
+    ...                 {(7, 6): (1.0, 0.0), (7, 8): (1.0, 1.0)})
+    [(7, 6)]
+    """
+    return [sq for sq, g in zip(squares, glyphs, strict=True)
+            if g is None and sq in face and face[sq][1] < BLANK_MATCH]
+
+
 def marked_faces(
     squares: list[tuple[int, int]], glyphs: list[Glyph | None],
     face: dict[tuple[int, int], tuple[float, float]],

@@ -56,6 +56,7 @@ from vision.blanks import (
     marked_faces,
     not_blanks,
     stray_marks,
+    unmatched_faces,
 )
 from vision.covered import covered_squares
 from vision.deblur import deblurred_for_letters
@@ -134,10 +135,11 @@ def sure_as_the_glyphs(guesses: Sequence[LetterGuess]) -> list[LetterGuess]:
             for guess in guesses]
 
 
-#: Confidence at most of a tile that shows no letter under glare
-#: (:func:`vision.missed_letters.faces_under_glare`): a blank or a letter washed out, named
-#: unsure.
-UNSURE_UNDER_GLARE = 0.45
+#: Confidence at most of a tile showing no letter whose face is in doubt: under glare
+#: (:func:`vision.missed_letters.faces_under_glare`), a blank or a letter washed out; of
+#: another colour than the tiles' faces (:func:`vision.blanks.unmatched_faces`), a finger or
+#: a sleeve rather than a blank.  Named unsure.
+UNSURE_FACE = 0.45
 #: :func:`vision.locate.check_corners` score below which a profile's fixed-camera corners are
 #: taken to no longer fit and the grid is searched for.
 CORNERS_STILL_FIT = 0.5
@@ -444,7 +446,7 @@ def read_board(
         glyphs[squares.index(square)] = glyph
     confidence = occupancy_confidence.astype(np.float64).copy()
     for square in faces_under_glare(finder, squares, glyphs, turns):
-        confidence[square] = min(confidence[square], UNSURE_UNDER_GLARE)
+        confidence[square] = min(confidence[square], UNSURE_FACE)
     for square, glyph in faint_letters(finder, squares, glyphs, turns,
                                        tiles.counts.get(BLANK, 0), letters_known).items():
         glyphs[squares.index(square)] = glyph
@@ -486,12 +488,14 @@ def read_board(
     unread = marked_faces(squares, glyphs, face)
     for square in unread:
         confidence[square] = UNSURE
+    for square in unmatched_faces(squares, glyphs, face):
+        confidence[square] = min(confidence[square], UNSURE_FACE)
     for square in blanks_by_face(rectified, turns, squares, glyphs,
                                  tiles.counts.get(BLANK, 0) + len(unread)):
         index = bisect.bisect(squares, square)
         squares.insert(index, square)
         glyphs.insert(index, None)
-        confidence[square] = UNSURE
+        confidence[square] = UNSURE_FACE
     # A profile that has not learnt every letter yet: the stock classifier may name the others.
     fallback = stock_for_unseen(classifier, set(tiles.letters)) if stock else None
     guesses, sources = read_letters(
