@@ -370,14 +370,27 @@ def faces_under_glare(
     turns: int,
 ) -> list[tuple[int, int]]:
     """The tiles showing no letter whose faces glare brightened (by
-    :data:`GLARE_GAIN_MIN` or more over the lettered tiles' typical face).
+    :data:`GLARE_GAIN_MIN` or more over the lettered tiles' typical face) to nearly white
+    (:data:`WASHED_FACE`).
 
     What glare adds to a face it takes from its letter's contrast: where no letter is found
     even with the contrast raised (:func:`letters_under_glare`), the tile may be a blank or
     a letter washed out, and only the players can say which (an N and an S under a lamp on
-    game01's green board read as blanks, sure)."""
+    game01's green board, 236 to 242 bright, read as blanks, sure).  A blank is brighter than
+    the lettered faces by itself (no letter darkens it: the blank of jheidel's wooden tiles,
+    110 bright, by 1.31), but glare alone makes a face nearly white."""
     bare, gains = _bare_gains(finder, squares, glyphs, turns)
-    return [square for square, gain in zip(bare, gains, strict=True) if gain > 1.0]
+    if not bare:
+        return []
+    bright = finder.face_brightness(bare, turns)
+    return [square for square, gain, level in zip(bare, gains, bright, strict=True)
+            if gain > 1.0 and level >= WASHED_FACE]
+
+
+#: Brightness (grey 0..255, :meth:`GlyphFinder.face_brightness`) from which a bare face
+#: brightened by glare may hide a letter washed out (:func:`faces_under_glare`): nine
+#: tenths of white.
+WASHED_FACE = 230.0
 
 
 def _bare_gains(
