@@ -280,15 +280,15 @@ def _lettered_face(scaled: np.ndarray, occupied: np.ndarray, usable: np.ndarray)
     return bool(median(scaled[occupied, ink]) >= median(scaled[plain_empty, ink]) + _FACE_INK)
 
 
-def _lettered(scaled: np.ndarray, occupied: np.ndarray, usable: np.ndarray) -> np.ndarray:
-    """Which squares (flat) show a letter's ink: :data:`_LETTERED_DEPTH` (or four of their
-    spreads) above the median of the ``usable`` plain squares not ``occupied``."""
-    ink = FEATURES.index("ink")
+def _lettered(ink: np.ndarray, occupied: np.ndarray, usable: np.ndarray) -> np.ndarray:
+    """Which squares (flat) show a letter's ``ink`` (in feature scale units):
+    :data:`_LETTERED_DEPTH` (or four of their spreads) above the median of the ``usable``
+    plain squares not ``occupied``."""
     plain_empty = ~occupied & usable & _PLAIN
     if not plain_empty.any():
-        return np.ones(len(scaled), bool)
-    centre, spread = _median_spread(scaled[plain_empty][:, ink:ink + 1])
-    return scaled[:, ink] > centre[0] + max(4 * spread[0], _LETTERED_DEPTH)
+        return np.ones(len(ink), bool)
+    centre, spread = _median_spread(ink[plain_empty][:, None])
+    return ink > centre[0] + max(4 * spread[0], _LETTERED_DEPTH)
 
 
 def _capped_cost(distance: np.ndarray, cap: float) -> float:
@@ -370,9 +370,7 @@ def _self_ratio(
         return ratio, blank_ratio
     plain_centre, plain_spread = _median_spread(scaled[plain_empty])
     ink = FEATURES.index("ink")
-    lettered = flat & usable & (
-        scaled[:, ink] > plain_centre[ink] + max(4 * plain_spread[ink], _LETTERED_DEPTH)
-    )
+    lettered = flat & usable & _lettered(scaled[:, ink], flat, usable)
     if lettered.sum() < 3:
         return ratio, blank_ratio
     face_centre, face_spread = _median_spread(scaled[lettered])
@@ -480,10 +478,7 @@ def _glare_decided(
     plain_empty = ~flat & usable & _PLAIN
     if plain_empty.sum() < 3:
         return occupied, confidence
-    plain_centre, plain_spread = _median_spread(scaled_ink[plain_empty][:, None])
-    lettered = flat & usable & (
-        scaled_ink > plain_centre[0] + max(4 * plain_spread[0], _LETTERED_DEPTH)
-    )
+    lettered = flat & usable & _lettered(scaled_ink, flat, usable)
     if lettered.sum() < 3:
         return occupied, confidence
     colour = colour.reshape(-1, 3)
@@ -782,7 +777,8 @@ class OccupancyModel:
         elif best[2] is not None:
             # Most squares of the likeliest look show no letter: squares of the board that
             # look like the face (glare on a dark board) are among them.
-            bare = best[0] & everything & ~_lettered(scaled, best[0], everything)
+            ink = scaled[:, FEATURES.index("ink")]
+            bare = best[0] & everything & ~_lettered(ink, best[0], everything)
             if tile_look is not None:
                 # The face's look given led, as the looks were found again, to squares
                 # without letters: the tiles and a dark board's squares under a lamp swapped.
