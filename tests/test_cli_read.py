@@ -35,7 +35,7 @@ def test_calibrate_then_read_json(tmp_path, capsys):
     assert main(["read", str(GAME / "image-23.jpg"), "--profile", str(profile), "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert set(result) == {"board", "corners", "confidence", "seconds", "unsure",
-                           "maybe_tiles", "covered"}
+                           "maybe_tiles", "covered", "warnings"}
     assert result["covered"] == []
     assert len(result["board"]) == 15 and all(len(row) == 15 for row in result["board"])
     expected = as_read(boards[23])
@@ -179,7 +179,7 @@ def test_read_warns_of_a_blur_that_misreads_letters(tmp_path, capsys):
     assert "warning" not in captured.err
     result = json.loads(captured.out)
     assert set(result) == {"board", "corners", "confidence", "seconds", "unsure",
-                           "maybe_tiles", "covered", "not_in_word_list"}
+                           "maybe_tiles", "covered", "warnings", "not_in_word_list"}
     assert {"word": "JABNOBOWER", "position": "8D"} in result["not_in_word_list"]
 
 

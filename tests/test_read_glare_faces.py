@@ -68,6 +68,21 @@ def test_tiles_beyond_the_glare_are_as_bright_as_their_neighbours():
     assert invented == []
 
 
+def test_tiles_the_colour_left_out_are_named_by_their_letters():
+    """jheidel 163939 with a reflection over the squares left of and above the words: its pale
+    squares were the only look found for the tiles' face, all without letters, and the wooden
+    tiles beyond it, as pink as the board's DW squares, were refused as a shade of them.  V
+    and D were read empty and two of the glare's squares blanks, all sure.  Plain squares
+    showing letters now name tiles; nothing read is sure, and the reading says why."""
+    name = "IMG_20141025_163939.jpg"
+    reading, known = read_under_glare(name, (5.92, 5.74), 0.679)
+    assert [known[row][4] for row in (11, 12)] == ["V", "D"]
+    assert [reading.board[row][4] for row in (11, 12)] == ["V", "D"]
+    assert reading.unsure_squares() == [Square(r, c).name for r in range(15) for c in range(15)
+                                        if reading.board[r][c] != "."]
+    assert any("no other look of the tiles was found" in w for w in reading.warnings())
+
+
 def test_a_tile_beside_a_blank_under_glare_is_looked_for():
     """jheidel 164035 (P above the blank of ?AN, then O Z A down) with a reflection over the
     squares above the word: the P's face, lightened as much as the board's, was taken for an

@@ -139,6 +139,7 @@ LETTER_HEIGHT = (0.4, 0.85)
 
 def _plain_letters(
     finder: GlyphFinder, free: np.ndarray, like_a_letter: Callable[[list[Glyph]], np.ndarray],
+    at_least: int = FEW_TILES,
 ) -> list[tuple[tuple[int, int], Glyph]]:
     """The plain squares of ``free`` showing a letter of a tile's height (:data:`LETTER_HEIGHT`)
     that a classifier finds like a letter any way up (the board is not turned upright yet),
@@ -150,7 +151,7 @@ def _plain_letters(
                if glyph is not None and LETTER_HEIGHT[0] <= glyph.height <= LETTER_HEIGHT[1]]
     across = finder.lines_across([square for square, _ in letters], 0)
     letters = [letter for letter, line in zip(letters, across, strict=True) if not line]
-    if len(letters) < FEW_TILES:
+    if len(letters) < at_least:
         return []
     like = np.any([like_a_letter([glyph.turned(turns) for _, glyph in letters])
                    for turns in range(4)], axis=0)
@@ -192,6 +193,24 @@ def tiles_by_letters(
 BARE_FACES = 10
 
 
+def faces_in_doubt(glyphs: list[Glyph | None]) -> bool:
+    """Whether the squares taken for tiles (their ``glyphs``) show no letter so often (at
+    least :data:`BARE_FACES` of them, and more than half) that the look taken for the tiles'
+    face may be something else's."""
+    bare = sum(1 for glyph in glyphs if glyph is None)
+    return bare >= BARE_FACES and 2 * bare > len(glyphs)
+
+
+def letters_left_out(
+    finder: GlyphFinder, free: np.ndarray, like_a_letter: Callable[[list[Glyph]], np.ndarray],
+) -> list[tuple[tuple[int, int], Glyph]]:
+    """The plain squares of ``free`` that show a tile's letter (as :func:`faces_by_letters`
+    finds them), however few: where the look taken for the tiles' face is in doubt and no
+    other was found, the tiles the colour left out (wooden tiles beyond a lamp's glare, as
+    pink as the board's DW squares) are known by their letters alone."""
+    return _plain_letters(finder, free, like_a_letter, at_least=1)
+
+
 def faces_by_letters(
     finder: GlyphFinder, glyphs: list[Glyph | None], free: np.ndarray,
     like_a_letter: Callable[[list[Glyph]], np.ndarray],
@@ -208,8 +227,7 @@ def faces_by_letters(
     letters (any way up: the board is not turned upright yet), at least :data:`FEW_TILES` of
     them.  Whether their look explains the board better is for the caller to judge.
     """
-    bare = sum(1 for glyph in glyphs if glyph is None)
-    if bare < BARE_FACES or 2 * bare <= len(glyphs):
+    if not faces_in_doubt(glyphs):
         return None
     lettered = [square for square, _ in _plain_letters(finder, free, like_a_letter)]
     if len(lettered) < FEW_TILES:

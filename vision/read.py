@@ -69,8 +69,10 @@ from vision.locate import check_corners, locate_board
 from vision.missed_letters import (
     FEW_TILES,
     faces_by_letters,
+    faces_in_doubt,
     faces_under_glare,
     faint_letters,
+    letters_left_out,
     letters_under_glare,
     missed_tiles,
     tiles_by_letters,
@@ -190,6 +192,10 @@ class BoardReading:
     #: nothing is known of them (:func:`vision.covered.covered_squares`): read empty, with
     #: confidence :data:`vision.rectified.UNSURE` at most.
     covered: tuple[tuple[int, int], ...] = ()
+    #: Whether most squares taken for tiles showed no letter and no other look of the tiles'
+    #: faces was found (a lamp's reflection as pale as the faces, wooden tiles beyond it as
+    #: pink as the DW squares): tiles may be read empty, and no tile read is sure.
+    colour_in_doubt: bool = False
 
     def warnings(self) -> list[str]:
         """What about the photo may have made the reading wrong, for the user to act on.
@@ -230,6 +236,11 @@ class BoardReading:
                 f"{'a tile' if len(maybe) == 1 else 'tiles'} but showed no letter and "
                 f"{'is' if len(maybe) == 1 else 'are'} read empty: {', '.join(maybe)}; "
                 f"check {'it' if len(maybe) == 1 else 'them'}")
+        if self.colour_in_doubt:
+            found.append(
+                "most squares taken for tiles showed no letter, and no other look of the "
+                "tiles was found (a lamp's reflection over the board?): tiles may be read "
+                "empty, and no tile read is sure; take the photo again without the reflection")
         apart = tiles_apart(self.board)
         if apart:
             found.append(
@@ -277,7 +288,8 @@ class BoardReading:
 
     def to_json(self) -> dict:
         """The reading as plain JSON types (``unsure``: :meth:`unsure_squares`,
-        ``maybe_tiles``: :meth:`maybe_tiles`, ``covered``: :meth:`covered_squares`)."""
+        ``maybe_tiles``: :meth:`maybe_tiles`, ``covered``: :meth:`covered_squares`,
+        ``warnings``: :meth:`warnings`)."""
         return {
             "board": list(self.board),
             "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in self.corners],
@@ -286,6 +298,7 @@ class BoardReading:
             "unsure": self.unsure_squares(),
             "maybe_tiles": self.maybe_tiles(),
             "covered": self.covered_squares(),
+            "warnings": self.warnings(),
         } | ({} if self.not_in_word_list is None else {"not_in_word_list": [
             {"word": word, "position": position} for word, position in self.not_in_word_list]})
 
@@ -410,6 +423,9 @@ def read_board(
             occupancy_confidence[square] = UNSURE
     turns = profile.orientation if fixed_camera and profile is not None else None
     as_seen: dict[tuple[int, int], Glyph | None] = {}
+    colour_in_doubt = False
+    # Tiles known by their letters alone, where colour could not tell (upright board's terms).
+    left_out: list[tuple[tuple[int, int], Glyph]] = []
     if turns is None:
         seen_squares = [tuple(map(int, rc)) for rc in np.argwhere(occupied)]
         found = finder.glyphs(seen_squares)
@@ -430,7 +446,13 @@ def read_board(
                     >= sum(1 for g in found if g is not None)):
                 occupied, occupancy_confidence = again, again_confidence
                 seen_squares, found = again_squares, again_found
-        turns = orientation_of_glyphs(found, classifier, tesseract)
+        colour_in_doubt = not calibrated_occupancy and faces_in_doubt(found)
+        if colour_in_doubt:
+            left_out = letters_left_out(finder, ~occupied & ~hidden, letters_known)
+        turns = orientation_of_glyphs(found + [glyph for _, glyph in left_out], classifier,
+                                      tesseract)
+        left_out = [(rotate_square(square, turns), glyph.turned(turns))
+                    for square, glyph in left_out]
         as_seen = {rotate_square(sq, turns): g for sq, g in zip(seen_squares, found, strict=True)}
     occupied = np.rot90(occupied, turns)
     hidden = np.rot90(hidden, turns)
@@ -460,6 +482,13 @@ def read_board(
             squares.append(square)
             glyphs.append(glyph)
             confidence[square] = UNSURE
+        # The tiles beyond a look taken for the face that was something else's, which no
+        # lettered tile found led to: named by their letters, and unsure.
+        for square, glyph in left_out:
+            if square not in squares:
+                squares.append(square)
+                glyphs.append(glyph)
+                confidence[square] = UNSURE_FACE
         order = sorted(range(len(squares)), key=lambda i: squares[i])
         squares = [squares[i] for i in order]
         glyphs = [glyphs[i] for i in order]
@@ -487,7 +516,7 @@ def read_board(
     # the words on the board to name), not blanks.
     unread = marked_faces(squares, glyphs, face)
     for square in unread:
-        confidence[square] = UNSURE
+        confidence[square] = UNSURE_FACE
     for square in unmatched_faces(squares, glyphs, face):
         confidence[square] = min(confidence[square], UNSURE_FACE)
     for square in blanks_by_face(rectified, turns, squares, glyphs,
@@ -529,6 +558,12 @@ def read_board(
                    for guess, sure, source in zip(guesses, sure_as_the_glyphs(guesses), sources,
                                                   strict=True)]
     confidence[hidden | beside] = np.minimum(confidence[hidden | beside], UNSURE)
+    if colour_in_doubt:
+        # The look taken for the tiles' face was no tile's (most of its squares bare) and no
+        # other was found: nothing read is sure, the faces bare (glare's squares kept as
+        # blanks), the letters found on them (a label's print under glare) and beside them.
+        for square in squares:
+            confidence[square] = min(confidence[square], UNSURE_FACE)
     rows = [["."] * SIZE for _ in range(SIZE)]
     for (r, c), guess in zip(squares, guesses, strict=True):
         rows[r][c] = guess.letter
@@ -549,4 +584,5 @@ def read_board(
         glyphs={square: glyph.normalised for square, glyph in zip(squares, glyphs, strict=True)
                 if glyph is not None},
         covered=tuple(map(tuple, np.argwhere(hidden).tolist())),
+        colour_in_doubt=colour_in_doubt,
     )
