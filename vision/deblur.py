@@ -115,6 +115,17 @@ CLEAR = 3.2
 #: :func:`deblurred_for_letters`): at 48 pixels a square, a motion of up to 0.28 of a square
 #: then lies within :data:`REACH`.
 COARSER = 2.0 / 3.0
+#: Motion blur (in squares of the board) from which a reading warns that letters may be
+#: misread: on the 300 rendered photos of ``bench/eval_rendered.py``, photos blurred so (37)
+#: had 0.49 % of their squares wrong after the word check (calibrated), the others 0.06 %;
+#: 24 of the 27 photos smeared that far by the camera's motion are warned of.
+MOTION_WARNING = 0.15
+#: Smear (squares) of a blur seen clearly from which, short of :data:`MOTION_WARNING`, the
+#: blur is measured again at :data:`COARSER` of the scale: a camera's motion longer than
+#: :data:`REACH` with a shake or a defocus on top fits, within reach, a shorter blur or a
+#: defocus (the real photo blurred by a fifth of a square, shaken further or out of focus
+#: too, measured 0.09 to 0.13 at the letters' scale and 0.27 to 0.30 at the coarser one).
+LONGER_FROM = 0.08
 #: Least defocus (Gaussian sigma, pixels) undone when no motion shows: a slight one costs the
 #: letters little, and deconvolving it would sharpen the grain of photos that read well as
 #: they are.  Of the 103 defocused rendered photos (sigma 1 to 1.6) 18 show a defocus alone
@@ -294,6 +305,12 @@ def _tables() -> tuple[np.ndarray, np.ndarray]:
         write_whole(path, lambda partial: np.save(partial, tables), suffix=".npy")
     except OSError as exc:
         log.warning("could not keep the deblurring tables in %s (%s)", path, exc)
+    else:
+        # Tables of another version of this module are no longer read: each would stay in
+        # the cache, 0.7 MB a version.
+        for old in path.parent.glob("deblur-tables-*.npy"):
+            if old != path:
+                old.unlink(missing_ok=True)
     return autos, anisotropic
 
 
@@ -724,14 +741,8 @@ def deblurred_for_letters(
         # shrunk by COARSER, where it lies within reach.  A blur found so is said, not
         # undone: measured from less, its length errs more, and a deconvolution too long
         # broke the strokes of a grainy photo's letters, whose faces then passed for bare.
-        coarse = cv2.resize(part, None, fx=COARSER, fy=COARSER, interpolation=cv2.INTER_AREA)
-        coarse_corners = (corners + 0.5) * np.float32(COARSER) - 0.5
-        try:
-            again: BlurEstimate | None = estimate_blur(coarse, coarse_corners)
-        except ValueError:  # a board too small for a patch once shrunk
-            again = None
-        if again is not None and again.clarity >= clear and again.length > 0:
-            found = again.scaled(1.0 / COARSER)
+        found = _coarser_blur(part, corners, clear)
+        if found is not None:
             smear = max(found.length, DEFOCUS_AS_MOTION * found.defocus)
             return Deblurred(np.clip(part, 0, 255).astype(np.uint8), corners, found,
                              smear / square, undone=False)
@@ -741,4 +752,24 @@ def deblurred_for_letters(
     # and breaks strokes, one too short only leaves some blur.
     restored = wiener(part, blur.undoing_psf(LENGTH_UNDONE))
     smear = max(blur.length, DEFOCUS_AS_MOTION * blur.defocus)
+    if LONGER_FROM <= smear / square < MOTION_WARNING:
+        # What shows within reach may be part of a longer blur: measured again coarser, the
+        # longer of the two is said (the letters keep the deconvolution that was fitted).
+        longer = _coarser_blur(part, corners, clear)
+        if longer is not None:
+            smear = max(smear, longer.length, DEFOCUS_AS_MOTION * longer.defocus)
     return Deblurred(np.clip(restored, 0, 255).astype(np.uint8), corners, blur, smear / square)
+
+
+def _coarser_blur(part: np.ndarray, corners: np.ndarray, clear: float) -> BlurEstimate | None:
+    """The blur of ``part`` (float32 grey, the grid's ``corners`` in it) measured on it shrunk
+    to :data:`COARSER`, in ``part``'s pixels: where a motion shows there clearly, else None."""
+    coarse = cv2.resize(part, None, fx=COARSER, fy=COARSER, interpolation=cv2.INTER_AREA)
+    coarse_corners = (corners + 0.5) * np.float32(COARSER) - 0.5
+    try:
+        found = estimate_blur(coarse, coarse_corners)
+    except ValueError:  # a board too small for a patch once shrunk
+        return None
+    if found.clarity < clear or found.length <= 0:
+        return None
+    return found.scaled(1.0 / COARSER)

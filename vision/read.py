@@ -59,7 +59,7 @@ from vision.blanks import (
     unmatched_faces,
 )
 from vision.covered import covered_squares
-from vision.deblur import deblurred_for_letters
+from vision.deblur import MOTION_WARNING, deblurred_for_letters
 from vision.glyphs import BLANK, Glyph, GlyphFinder, crop_margin_px
 from vision.huge_pages import use_huge_pages
 from vision.letter_choice import like_a_letter, read_letters
@@ -100,11 +100,6 @@ if TYPE_CHECKING:
     from vision.models import ReadingModels
 
 
-#: Motion blur (in squares of the board) from which a reading warns that letters may be
-#: misread: on the 300 rendered photos of ``bench/eval_rendered.py``, photos blurred so (37)
-#: had 0.49 % of their squares wrong after the word check (calibrated), the others 0.06 %;
-#: 24 of the 27 photos smeared that far by the camera's motion are warned of.
-MOTION_WARNING = 0.15
 
 
 #: Confidence, at most, of what a photo blurred beyond :data:`MOTION_WARNING` shows only by
