@@ -100,8 +100,6 @@ if TYPE_CHECKING:
     from vision.models import ReadingModels
 
 
-
-
 #: Confidence, at most, of what a photo blurred beyond :data:`MOTION_WARNING` shows only by
 #: another reader's word (see :func:`sure_as_the_glyphs`): named unsure.
 BLURRED_UNSURE = 0.25
@@ -135,7 +133,9 @@ def sure_as_the_glyphs(guesses: Sequence[LetterGuess]) -> list[LetterGuess]:
 #: Confidence at most of a tile showing no letter whose face is in doubt: under glare
 #: (:func:`vision.missed_letters.faces_under_glare`), a blank or a letter washed out; of
 #: another colour than the tiles' faces (:func:`vision.blanks.unmatched_faces`), a finger or
-#: a sleeve rather than a blank.  Named unsure.
+#: a sleeve rather than a blank; marked by a letter no glyph was found in (``?``, unread).
+#: And of every tile read where the tiles' colour was in doubt
+#: (:attr:`BoardReading.colour_in_doubt`).  Named unsure.
 UNSURE_FACE = 0.45
 #: :func:`vision.locate.check_corners` score below which a profile's fixed-camera corners are
 #: taken to no longer fit and the grid is searched for.
