@@ -188,7 +188,7 @@ def tiles_by_letters(
 
 #: Uncalibrated, where at least this many of the squares taken for tiles show no letter, and
 #: more than half of them, the look taken for the tiles' face may be something else's: the
-#: plain squares are then looked at for letters (:func:`faces_by_letters`).  A set has two
+#: plain squares are then looked at for letters (:func:`letters_left_out`).  A set has two
 #: blanks, and glare or a shadow's edge leaves a few more faces bare.
 BARE_FACES = 10
 
@@ -204,36 +204,39 @@ def faces_in_doubt(glyphs: list[Glyph | None]) -> bool:
 def letters_left_out(
     finder: GlyphFinder, free: np.ndarray, like_a_letter: Callable[[list[Glyph]], np.ndarray],
 ) -> list[tuple[tuple[int, int], Glyph]]:
-    """The plain squares of ``free`` that show a tile's letter (as :func:`faces_by_letters`
-    finds them), however few: where the look taken for the tiles' face is in doubt and no
-    other was found, the tiles the colour left out (wooden tiles beyond a lamp's glare, as
-    pink as the board's DW squares) are known by their letters alone."""
+    """The plain squares of ``free`` that show a tile's letter, however few: where the look
+    taken for the tiles' face is in doubt, they show the faces' look where there are enough
+    (:func:`faces_by_letters`); where no other look is found, the tiles the colour left out
+    (wooden tiles beyond a lamp's glare, as pink as the board's DW squares) are known by
+    their letters alone."""
     return _plain_letters(finder, free, like_a_letter, at_least=1)
 
 
 def faces_by_letters(
-    finder: GlyphFinder, glyphs: list[Glyph | None], free: np.ndarray,
-    like_a_letter: Callable[[list[Glyph]], np.ndarray],
+    letters: list[tuple[tuple[int, int], Glyph]], shape: tuple[int, ...],
 ) -> np.ndarray | None:
-    """The squares of ``free`` (taken for empty, in sight) that show a tile's letter, where
-    the squares taken for tiles (their ``glyphs``) mostly show none: None where they show
-    letters, as tiles do, or where no plain square shows one.
+    """The squares (bool, ``shape``) of the ``letters`` that :func:`letters_left_out` found
+    where the squares taken for tiles mostly show none (:func:`faces_in_doubt`): None where
+    they are fewer than :data:`FEW_TILES`.
 
     A lamp's reflection over a few dozen squares of a board with few tiles lightens them
     alike, and their look can pass for the tiles' face better than the tiles' own: the tiles
     are then read empty and the glare's squares taken for tiles showing no letter.  The
-    letters say where the faces are: plain squares of ``free`` (a premium square's label
-    is no tile's letter) showing letters of a tile's height that a classifier finds like
-    letters (any way up: the board is not turned upright yet), at least :data:`FEW_TILES` of
-    them.  Whether their look explains the board better is for the caller to judge.
+    letters say where the faces are: plain squares (a premium square's label is no tile's
+    letter) showing letters of a tile's height that a classifier finds like letters (any way
+    up: the board is not turned upright yet).  Whether their look explains the board better
+    is for the caller to judge.
+
+    >>> g = Glyph(np.zeros((24, 24), np.float32), np.zeros((4, 4), np.uint8), 0.5)
+    >>> faces_by_letters([((7, 6), g), ((7, 7), g)], (15, 15)) is None
+    True
+    >>> int(faces_by_letters([((7, 6), g), ((7, 7), g), ((7, 8), g)], (15, 15)).sum())
+    3
     """
-    if not faces_in_doubt(glyphs):
+    if len(letters) < FEW_TILES:
         return None
-    lettered = [square for square, _ in _plain_letters(finder, free, like_a_letter)]
-    if len(lettered) < FEW_TILES:
-        return None
-    face = np.zeros(free.shape, bool)
-    for square in lettered:
+    face = np.zeros(shape, bool)
+    for square, _ in letters:
         face[square] = True
     return face
 

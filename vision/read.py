@@ -424,8 +424,10 @@ def read_board(
     if turns is None:
         seen_squares = [tuple(map(int, rc)) for rc in np.argwhere(occupied)]
         found = finder.glyphs(seen_squares)
-        face = None if calibrated_occupancy else faces_by_letters(
-            finder, found, ~occupied & ~hidden, letters_known)
+        colour_in_doubt = not calibrated_occupancy and faces_in_doubt(found)
+        if colour_in_doubt:
+            left_out = letters_left_out(finder, ~occupied & ~hidden, letters_known)
+        face = faces_by_letters(left_out, occupied.shape)
         if face is not None:
             # Most squares taken for tiles show no letter: the look taken for the tiles' face
             # is something else's (glare), and the plain squares showing letters show it.
@@ -441,9 +443,9 @@ def read_board(
                     >= sum(1 for g in found if g is not None)):
                 occupied, occupancy_confidence = again, again_confidence
                 seen_squares, found = again_squares, again_found
-        colour_in_doubt = not calibrated_occupancy and faces_in_doubt(found)
-        if colour_in_doubt:
-            left_out = letters_left_out(finder, ~occupied & ~hidden, letters_known)
+                colour_in_doubt = faces_in_doubt(found)
+                left_out = letters_left_out(finder, ~occupied & ~hidden,
+                                            letters_known) if colour_in_doubt else []
         turns = orientation_of_glyphs(found + [glyph for _, glyph in left_out], classifier,
                                       tesseract)
         left_out = [(rotate_square(square, turns), glyph.turned(turns))
