@@ -55,7 +55,9 @@ with a finger on a tile near the edge; two photos left out (never the exchange's
 photo before it, nor the last); held by hand: every photo from a camera turned by up to 5
 degrees its own way, three of them smeared by the camera's motion (0.12 to 0.2 of a square,
 ``bench/eval_real_views.py``'s ``shaken``); four photos saved turned by quarter turns, as a
-phone held flat saves them.  Counted the same way.
+phone held flat saves them; the photographer's shadow in every photo, each time from another
+side (``bench/eval_real_views.py``'s ``shadow``); a lamp's reflection in about a third of the
+photos, each time elsewhere (its ``glare``, 80 % white at its middle).  Counted the same way.
 
 Usage: ``.venv/bin/python bench/eval_stills.py [--games 20] [--first-seed 1] [--seeds 3,7]
 [--size 1280x960] [--hands 2] [--fingers 1] [--missing 1] [--duplicates 1] [--no-profile]
@@ -533,6 +535,8 @@ def load_boards(path: Path) -> dict[int, list[str]]:
 
 def real_variants(seed: int) -> list[tuple[str, list[Still], int]]:
     """game01's photos as is and perturbed: ``(name, stills, photos left out)``."""
+    from eval_real_views import glared, shadowed
+
     from sim.hands import board_cover, paste_hand
     from vision.locate import BoardNotFound, locate_board
 
@@ -574,6 +578,10 @@ def real_variants(seed: int) -> list[tuple[str, list[Still], int]]:
     turned = saved_turned(as_is, 4, np.random.default_rng([seed, 0x7A2]))
     quarters = ", ".join(f"{s.turn}" for s in turned if s.kind == "turned")
     together, together_out = all_at_once(inserted, fingers, left_out[:1], corners, rng)
+    shaded = [Still(shadowed(photos[n], seed * 1000 + n), n) for n in range(1, 28)]
+    lit = np.random.default_rng([seed, 0x6A2E]).random(28) < REFLECTED_SHARE
+    reflected = [Still(glared(photos[n], seed * 1000 + n) if lit[n] else photos[n], n)
+                 for n in range(1, 28)]
     return [
         ("as is", as_is, 0),
         (f"hands inserted: photos {covers}", inserted, 0),
@@ -584,7 +592,13 @@ def real_variants(seed: int) -> list[tuple[str, list[Still], int]]:
         (f"photos [{quarters}] saved turned", turned, 0),
         (f"all at once: held by hand, hands, fingers, photo {together_out} left out, "
          "two saved turned", together, 1),
+        ("the photographer's shadow in every photo", shaded, 0),
+        (f"a lamp's reflection in photos {[n for n in range(1, 28) if lit[n]]}", reflected, 0),
     ]
+
+
+#: Share of the real game's photos with a lamp's reflection in them.
+REFLECTED_SHARE = 0.3
 
 
 def all_at_once(inserted: Sequence[Still], fingers: dict[int, Still], left_out: list[int],

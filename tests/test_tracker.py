@@ -324,3 +324,28 @@ def test_a_still_tile_gone_from_the_last_move_was_none_unless_tiles_appear_besid
     scene.rows[9][5] = scene.rows[10][5] = "S"
     events = tracker.update(3, scene.frame()[1])
     assert kinds(events) == ["ViewObstructed"]
+
+
+def test_a_shadow_with_an_edge_is_light_and_the_tiles_under_it_are_not():
+    """Two stills' block means (34 x 34, the grid and its margin) under a shadow that fell
+    between them over part of the board, its edge slanted and soft over a block: a change of
+    light no smooth field fits, which leaves only the tiles laid changed."""
+    from tracker.board_states import _light_change
+
+    rng = np.random.default_rng(5)
+    colours = np.float32([[40, 120, 30], [200, 160, 90], [90, 90, 200], [150, 150, 150]])
+    stable = colours[rng.integers(0, 4, (34, 34))] + rng.normal(0, 2, (34, 34, 3))
+    rows, cols = np.mgrid[0:34, 0:34]
+    edge = 14 + 0.3 * rows - cols  # a slanted edge, shade where positive
+    shade = 1.0 - 0.5 * np.clip(edge + 0.5, 0.0, 1.0)
+    current = (stable * shade[..., None]).astype(np.float32)
+    tiles = [(8, 3), (8, 4), (9, 3), (9, 4), (20, 16), (20, 17), (21, 16), (21, 17)]
+    for r, c in tiles:  # a cream tile's face, in the shade or not
+        current[r, c] = np.float32([205, 225, 235]) * shade[r, c]
+
+    def changed(expected: np.ndarray) -> list[tuple[int, int]]:
+        return [tuple(map(int, rc)) for rc in np.argwhere(
+            np.abs(current - expected).max(axis=2) > 22.0)]
+
+    assert len(changed(_light_change(stable, current, 22.0)[0])) > 100
+    assert changed(_light_change(stable, current, 22.0, local=True)[0]) == tiles

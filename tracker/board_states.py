@@ -253,26 +253,114 @@ def _illumination_fit(stable: np.ndarray, current: np.ndarray) -> np.ndarray:
     return stable * np.exp(predicted.reshape(current.shape))
 
 
-def _light_change(stable: np.ndarray, current: np.ndarray, threshold: float) -> np.ndarray:
-    """``stable`` block means as they would look in ``current``'s light, by whichever model
+def _light_change(stable: np.ndarray, current: np.ndarray, threshold: float,
+                  local: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``stable`` block means as they would look in ``current``'s light, and where a
+    reflection came or went (per block, the log of the share of the distance to white left:
+    below 0 where one came, above where one went, 0 elsewhere), by whichever model
     of the change of light leaves the fewest blocks changed by more than ``threshold``: a
     smooth field per colour channel (:func:`_illumination_fit`: a lamp, the sun), one colour
     transform before it (:func:`_colour_fit`: a camera's white balance between two photos) or
-    after it.  Tiles laid change their blocks under any; the light is what the view as a whole
-    agrees on.
+    after it; with ``local``, also that transform followed by a shadow or a reflection with
+    edges (:func:`_local_light`: two photos taken by hand, the photographer's shadow or a
+    lamp's reflection elsewhere in each).  Tiles laid change their blocks under any; the light
+    is what the view as a whole agrees on.
 
     Neither order fits both kinds: on a real game's stills the white balance fitted first
     left 19 blocks changed where the field first left 99; on a rendered video with a lamp
     dimmed across the board the field first left 28 and the white balance first 286.
     """
     field_first = _illumination_fit(stable, current)
+    colour_first = _colour_fit(stable, current)
     candidates = [
         field_first,
-        _illumination_fit(_colour_fit(stable, current), current),
+        _illumination_fit(colour_first, current),
         _colour_fit(field_first, current),
     ]
     changed = [int((np.abs(current - c).max(axis=2) > threshold).sum()) for c in candidates]
-    return candidates[int(np.argmin(changed))]
+    best = int(np.argmin(changed))
+    if local and changed[best] > _LOCAL_FROM:
+        # A shadow over half the board leads a colour transform fitted first astray (the
+        # shaded half's colours pulled towards the lit half's): the light first, then the
+        # white balance, or the white balance first where the light changed little.
+        shadow_first, reflection = _local_light(stable, current)
+        colour_then, colour_reflection = _local_light(colour_first, current)
+        edged = [(shadow_first, reflection), (_colour_fit(shadow_first, current), reflection),
+                 (colour_then, colour_reflection)]
+        left = [int((np.abs(current - c).max(axis=2) > threshold).sum()) for c, _ in edged]
+        # Taken only where it explains far more: it is free enough to explain away a tile
+        # laid on a square of its own colour, whose letter darkens it as a shadow would.
+        if min(left) <= _LOCAL_SHARE * changed[best]:
+            return edged[int(np.argmin(left))]
+    return candidates[best], np.zeros(current.shape[:2], np.float32)
+
+
+def _local_light(stable: np.ndarray, current: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``current`` block means predicted from ``stable`` ones under a change of light that
+    is grey but need not be smooth: a shadow with an edge (every channel times one factor)
+    or a reflection (every channel mixed with white by one share); and where a reflection
+    explains the change, the log of that share (below 0 where it came, above where it went).
+
+    Each block takes the factor (or share) that the blocks around it agree on
+    (:data:`_LOCAL_WINDOW` a side, their median: it keeps a shadow's edge and ignores the few
+    blocks that really changed), or its own where that lies between its neighbours' (a
+    shadow's soft edge crosses it), and whichever of shade and reflection predicts the blocks
+    around it better.
+    A tile laid changes its block's colour, not only its light: no one factor for its three
+    channels predicts it.  Neither does one predict a hand's skin, or a sleeve's cloth, over
+    tiles and squares of other colours.
+    """
+    stable = np.maximum(stable.astype(np.float32), 1.0)
+    current = current.astype(np.float32)
+    predictions = []
+    for towards_white in (False, True):
+        light = 256.0 - stable if towards_white else stable
+        seen = 256.0 - np.minimum(current, 255.0) if towards_white else current
+        # Each block's factor, its channels weighted by their level (a dark channel's ratio
+        # is mostly noise), as log in steps of 1/64 (1.6 %): medianBlur takes 8-bit images
+        # for windows beyond 5.
+        own = np.log(np.maximum(seen.sum(axis=2), 1.0) / light.sum(axis=2))
+        coded = np.clip(np.round(own * 64.0) + 128.0, 0, 255).astype(np.uint8)
+        agreed = cv2.medianBlur(coded, _LOCAL_WINDOW)
+        low = cv2.erode(agreed, _AROUND, borderType=cv2.BORDER_REPLICATE)
+        high = cv2.dilate(agreed, _AROUND, borderType=cv2.BORDER_REPLICATE)
+        # A smooth peak (a reflection's middle) stands above all around it by as much as
+        # they differ among themselves.
+        reach = (high.astype(np.float32) - low) * _PEAK_REACH
+        chosen = np.clip(coded, low - reach, high + reach).astype(np.float32)
+        factor = np.exp(np.clip((chosen - 128.0) / 64.0, *_LOCAL_RANGE))[..., None]
+        predictions.append(256.0 - light * factor if towards_white else light * factor)
+        white_share = factor[..., 0]
+    # Shade or reflection, as the blocks around say (a block's own fit would let a tile laid
+    # choose the one that explains it).
+    errors = [cv2.blur(np.minimum(np.abs(current - p).max(axis=2), 64.0),
+                       (_LOCAL_WINDOW, _LOCAL_WINDOW), borderType=cv2.BORDER_REPLICATE)
+              for p in predictions]
+    shade = errors[0] <= errors[1]
+    reflection = np.where(shade, 0.0, np.log(white_share)).astype(np.float32)
+    return np.where(shade[..., None], predictions[0], predictions[1]), reflection
+
+
+#: Blocks changed under a smooth change of light beyond which :func:`_light_change` tries a
+#: shadow or a reflection with edges (a move of seven tiles changes 28), ...
+_LOCAL_FROM = 16
+#: ... and the share of those blocks it must leave changed at most to be taken.
+_LOCAL_SHARE = 0.5
+#: Log of the share of the distance to white a reflection leaves at most to wash a square
+#: out: a tile laid under it changes the square by two fifths of what it would.
+_WASHED_IN = math.log(0.4)
+#: Blocks a side of the neighbourhood whose median factor :func:`_local_light` takes (2.5
+#: squares).
+_LOCAL_WINDOW = 5
+#: The blocks around a block (not itself), whose factors bound its own, ...
+_AROUND = np.array([[1, 1, 1], [1, 0, 1], [1, 1, 1]], np.uint8)
+#: ... and by how much of their own spread its factor may stand beyond theirs (the middle of
+#: a reflection, brighter than all around it).
+_PEAK_REACH = 0.5
+#: Log factors :func:`_local_light` allows: a shadow to an eighth of the light, or the light
+#: eight times as strong; a reflection leaving an eighth of the distance to white, or gone
+#: from a view that had it.
+_LOCAL_RANGE = (math.log(0.125), math.log(8.0))
 
 
 def _colour_fit(stable: np.ndarray, current: np.ndarray) -> np.ndarray:
@@ -442,6 +530,11 @@ def _letters_show(view: _View, squares: np.ndarray) -> bool:
     found = glyphs_of(rectify_with_margin(view.frame, view.corners),
                       [(int(r), int(c)) for r, c in np.argwhere(squares)])
     return any(glyph is not None for glyph in found)
+
+
+def _near_one(squares: np.ndarray) -> np.ndarray:
+    """The squares (15x15 mask) within one of ``squares``, diagonals too."""
+    return cv2.dilate(squares.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
 
 
 def _near(squares: np.ndarray) -> np.ndarray:
@@ -857,6 +950,7 @@ class Tracker:
         if self.stable is None:
             # Nothing to compare with yet: the tiles not known to be there are new.
             changed = appeared = occupied & ~self.known
+            glared = unglared = np.zeros((SIZE, SIZE), bool)
             unseen = self.known & ~occupied
             if still and int(unseen.sum()) >= CLEARED_FROM:
                 # More known tiles gone than any turn takes back (the final board gathered
@@ -867,10 +961,17 @@ class Tracker:
             # The views before and after a bump differ in geometry, so pixels are not
             # compared; what can be is which squares hold a tile in each.
             changed = appeared = occupied != self._occupied(self.stable)
+            glared = unglared = np.zeros((SIZE, SIZE), bool)
             ring_changed = np.zeros((2 * SIZE + 4, 2 * SIZE + 4), bool)
         else:
-            expected = _light_change(self.stable.blocks, view.blocks,
-                                     self.config.change_threshold)
+            expected, reflection = _light_change(self.stable.blocks, view.blocks,
+                                                 self.config.change_threshold, local=still)
+            # Squares a lamp's reflection washes out in this still, which the last view
+            # showed: a tile laid there changed them by a fraction of what it would; and
+            # squares the last view saw washed out, which this still shows: a tile laid
+            # there then was not seen, nor its change now.
+            glared = _per_square(reflection <= _WASHED_IN) > 0
+            unglared = _per_square(reflection >= -_WASHED_IN) > 0
             if still:
                 difference, registered = _still_differences(
                     self.stable, view, expected, self.config.change_threshold)
@@ -894,7 +995,7 @@ class Tracker:
                 # nothing: a finger in it went unseen), so a change there says nothing of
                 # this one.
                 ring_changed[:] = False
-        added = occupied & ~self.known & (appeared | self._recheck)
+        added = occupied & ~self.known & (appeared | self._recheck | unglared)
         removed = ~occupied & self.known & changed
         # Squares examined again (a refused placement's) explain their own change: a tile
         # still there, or what was taken for one gone.
@@ -903,7 +1004,10 @@ class Tracker:
         settled_since = self.known != self._known_at_stable
         near = cv2.dilate((added | removed | self._recheck | settled_since).astype(np.uint8),
                           np.ones((3, 3), np.uint8)) > 0
-        unexplained = changed & ~near & (not relocated)
+        # Where a reflection came or went the light is known less well than anywhere: its
+        # middle changes a square that holds what it held (a tile there is decided on as
+        # the still shows it, or the still is held back beside the tiles laid).
+        unexplained = changed & ~near & ~glared & ~unglared & (not relocated)
         # The margin next to squares that gained or lost a tile shows those tiles' sides.
         near_ring = cv2.resize(
             np.pad(near.astype(np.uint8), 1), (2 * SIZE + 4, 2 * SIZE + 4),
@@ -919,8 +1023,13 @@ class Tracker:
         arm_blocks = ring_changed & ~near_ring
         arm = bool(arm_blocks.any())
         removal_ok = self._removal_fits(removed, added)
+        # A reflection over the tiles laid, or beside them, may hide one of the move's (its
+        # own middle changes squares too, which is no move).
+        laid = added | removed | (changed & ~glared & ~unglared)
+        reflected = bool((glared & _near_one(laid)).any())
         obstructed = (
             arm or int(unexplained.sum()) > self.config.max_unexplained or not removal_ok
+            or reflected
         )
         finger = self._finger_apart(arm_blocks, added, removed, unexplained,
                                     view) if still and arm else None
@@ -999,7 +1108,9 @@ class Tracker:
                     self._held_in_a_row = 0
                 log.info("still at %.0f held back: the view is obstructed (%s)", time,
                          "an arm across the board's edge" if arm else
-                         f"{int(unexplained.sum())} squares changed without a tile")
+                         f"{int(unexplained.sum())} squares changed without a tile"
+                         if int(unexplained.sum()) > self.config.max_unexplained
+                         or not removal_ok else "a reflection beside the tiles laid")
                 return [*events, ViewObstructed(time, self.to_upright(_squares(signature)),
                                                 self.to_upright(_squares(added)),
                                                 view.frame, view.corners)]
