@@ -57,6 +57,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
+from scorer.squares import PREMIUM_LAYOUT
 from vision.geometry import GRID_SIZE, as_corners, grid_to_image, project
 from vision.locate import BoardNotFound, check_corners, locate_board
 from vision.occlusion import EdgeCover, EdgeOcclusion
@@ -522,6 +523,18 @@ def _finger_squares(arm_blocks: np.ndarray, touched: np.ndarray, reach: int = 1,
     beside = cv2.dilate(beside, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8)) > 0
     finger = touched & beside
     return None if int(finger.sum()) > most else finger
+
+
+#: Squares without a premium (and its print), the same whichever way the board is turned.
+_PLAIN = np.array([[kind == "." for kind in row] for row in PREMIUM_LAYOUT])
+
+
+def _lettered(view: _View, squares: np.ndarray) -> np.ndarray:
+    """Which of ``squares`` (15x15, the camera's view) show a letter in the view's photo."""
+    chosen = [(int(r), int(c)) for r, c in np.argwhere(squares)]
+    found = glyphs_of(rectify_with_margin(view.frame, view.corners), chosen)
+    return _mask(square for square, glyph in zip(chosen, found, strict=True)
+                 if glyph is not None)
 
 
 def _letters_show(view: _View, squares: np.ndarray) -> bool:
@@ -996,6 +1009,13 @@ class Tracker:
                 # this one.
                 ring_changed[:] = False
         added = occupied & ~self.known & (appeared | self._recheck | unglared)
+        missed = self._recheck & ~occupied & ~self.known & _PLAIN
+        if still and missed.any():
+            # A tile the last still showed, looked at again, that the occupancy takes for an
+            # empty square here (a tile at the board's edge seen by parallax half on the next
+            # square, on a board of its own colour): its letter says it is there.  A premium
+            # square's own print would too.
+            added |= _lettered(view, missed)
         removed = ~occupied & self.known & changed
         # Squares examined again (a refused placement's) explain their own change: a tile
         # still there, or what was taken for one gone.
