@@ -20,7 +20,8 @@ Once nothing has moved for ``settle_seconds`` the board has *settled* and is exa
 4. the grid is warped at 32 px a square and compared with the last *stable* image, after
    mapping its colours by one affine colour transform (a camera's white balance and exposure)
    and dividing out a smooth illumination field fitted per colour channel (so a lamp switched
-   on, a drifting exposure or the sun moving change nothing), and tile-or-empty is decided for
+   on, a drifting exposure or the sun moving change nothing; between two stills also a shadow
+   or a lamp's reflection with edges, :func:`_local_light`), and tile-or-empty is decided for
    every square (:class:`vision.occupancy.OccupancyModel`);
 5. a square *gained a tile* when it was empty, holds a tile now, and its own look changed; it
    *lost a tile* in the reverse case.  Changes that neither explains (a hand resting on the
@@ -540,9 +541,7 @@ def _lettered(view: _View, squares: np.ndarray) -> np.ndarray:
 def _letters_show(view: _View, squares: np.ndarray) -> bool:
     """Whether any of ``squares`` (15x15, the camera's view) shows a letter in the view's
     photo: a tile laid there, not a finger taken for one."""
-    found = glyphs_of(rectify_with_margin(view.frame, view.corners),
-                      [(int(r), int(c)) for r, c in np.argwhere(squares)])
-    return any(glyph is not None for glyph in found)
+    return bool(_lettered(view, squares).any())
 
 
 def _near_one(squares: np.ndarray) -> np.ndarray:
@@ -1022,8 +1021,7 @@ class Tracker:
         # So do squares the game settled since the stable view was taken (a placement the
         # players gave, with a tile the view had missed).
         settled_since = self.known != self._known_at_stable
-        near = cv2.dilate((added | removed | self._recheck | settled_since).astype(np.uint8),
-                          np.ones((3, 3), np.uint8)) > 0
+        near = _near_one(added | removed | self._recheck | settled_since)
         # Where a reflection came or went the light is known less well than anywhere: its
         # middle changes a square that holds what it held (a tile there is decided on as
         # the still shows it, or the still is held back beside the tiles laid).
