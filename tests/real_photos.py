@@ -10,6 +10,8 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.locate import locate_board
+
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos"
 JHEIDEL = PHOTOS / "jheidel"
 #: The real tournament game photographed after every move.
@@ -78,3 +80,25 @@ def real_photo(path: Path) -> np.ndarray:
         pytest.skip(f"real photos not available: {path} is missing (../shared beside the "
                     "repository)")
     return cv2.imread(str(path))
+
+
+def shadowed(image: np.ndarray, reach: float, tilt: float, depth: float = 0.45,
+             turns: int = 0) -> np.ndarray:
+    """``image`` with a soft shadow ``depth`` deep over the board's lower rows, up to ``reach``
+    of the board (its edge slanted by ``tilt`` of the board across, soft over half a square),
+    as an arm or the photographer casts it; ``turns`` quarter turns about the board's middle
+    put it over another side."""
+    corners = np.asarray(locate_board(image, quality=False).corners, np.float32)
+    unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+    to_photo = cv2.getPerspectiveTransform(unit, corners)
+    top = 1.0 - reach
+    band = np.float32([[-1, top - tilt], [2, top + tilt], [2, 2], [-1, 2]])
+    for _ in range(turns):
+        band = np.stack([1 - band[:, 1], band[:, 0]], axis=1)
+    polygon = cv2.perspectiveTransform(band.reshape(-1, 1, 2), to_photo).reshape(-1, 2)
+    mask = np.zeros(image.shape[:2], np.float32)
+    cv2.fillPoly(mask, [np.round(polygon).astype(np.int32)], 1.0)
+    side = float(np.hypot(*(corners[1] - corners[0])))
+    mask = cv2.GaussianBlur(mask, (0, 0), 0.5 * side / 15)
+    return np.clip(image.astype(np.float32) * (1.0 - depth * mask)[..., None], 0, 255
+                   ).astype(np.uint8)

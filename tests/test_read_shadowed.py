@@ -4,32 +4,14 @@ colour and ink decide which squares hold tiles and which bare squares are blanks
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
 
-from tests.real_photos import JHEIDEL, known_board, real_photo
+from tests.real_photos import JHEIDEL, known_board, real_photo, shadowed
 from vision.light import UNEVEN_FROM, evened, light_over_board, uneven
 from vision.locate import locate_board
 from vision.read import MOTION_WARNING, read_board
 from vision.rectified import SQUARE_PX, inner, occupancy_grid, rectify_with_margin
-
-
-def shadowed(image: np.ndarray, reach: float, tilt: float, depth: float = 0.45) -> np.ndarray:
-    """``image`` with a soft shadow ``depth`` deep over the board's lower rows, up to ``reach``
-    of the board (its edge slanted by ``tilt`` of the board across), as an arm casts it."""
-    corners = np.asarray(locate_board(image, quality=False).corners, np.float32)
-    unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
-    to_photo = cv2.getPerspectiveTransform(unit, corners)
-    top = 1.0 - reach
-    band = np.float32([[-1, top - tilt], [2, top + tilt], [2, 2], [-1, 2]])
-    polygon = cv2.perspectiveTransform(band.reshape(-1, 1, 2), to_photo).reshape(-1, 2)
-    mask = np.zeros(image.shape[:2], np.float32)
-    cv2.fillPoly(mask, [np.round(polygon).astype(np.int32)], 1.0)
-    side = float(np.hypot(*(corners[1] - corners[0])))
-    mask = cv2.GaussianBlur(mask, (0, 0), 0.5 * side / 15)
-    return np.clip(image.astype(np.float32) * (1.0 - depth * mask)[..., None], 0, 255
-                   ).astype(np.uint8)
 
 
 @pytest.mark.parametrize(("reach", "tilt"), [(0.3, -0.08), (0.45, 0.0)])

@@ -28,6 +28,7 @@ from scorer.movegen import generate_game
 from scorer.rules import move_splits
 from scorer.squares import Square
 from scorer.tiles import TileSet
+from tests.real_photos import shadowed
 from vision.geometry import grid_to_image, project
 from vision.locate import locate_board
 
@@ -131,24 +132,6 @@ def test_a_photo_with_an_arm_across_the_board_is_set_aside(photos, record_scores
     assert any("was set aside" in n for r in reports for n in r.notes)
 
 
-def with_shadow(photo: np.ndarray, side: int, reach: float, depth: float = 0.45) -> np.ndarray:
-    """``photo`` with a soft shadow ``depth`` deep over a band of the board from one ``side``
-    (0 left, 1 top, 2 right, 3 bottom) to ``reach`` of the way across, its edge slanted and soft
-    over half a square: the photographer's shadow, or a player's arm between lamp and board."""
-    corners = np.asarray(locate_board(photo).corners, np.float32)
-    unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
-    band = np.float32([[-1, -1], [reach - 0.1, -1], [reach + 0.1, 2], [-1, 2]])
-    for _ in range(side):
-        band = np.stack([1 - band[:, 1], band[:, 0]], axis=1)
-    polygon = cv2.perspectiveTransform(band.reshape(-1, 1, 2),
-                                       cv2.getPerspectiveTransform(unit, corners))
-    mask = np.zeros(photo.shape[:2], np.float32)
-    cv2.fillPoly(mask, [np.round(polygon.reshape(-1, 2)).astype(np.int32)], 1.0)
-    side_px = float(np.hypot(*(corners[1] - corners[0])))
-    mask = cv2.GaussianBlur(mask, (0, 0), 0.5 * side_px / 15)
-    return np.clip(photo * (1.0 - depth * mask)[..., None], 0, 255).astype(np.uint8)
-
-
 @needs_game
 def test_a_shadow_somewhere_else_in_every_photo_changes_no_move(photos, record_scores):
     """Photos taken by hand: the photographer's shadow falls elsewhere in each.  Compared
@@ -156,7 +139,7 @@ def test_a_shadow_somewhere_else_in_every_photo_changes_no_move(photos, record_s
     were set aside as obstructed, three in a row dropped the last clear view, and 18 of the
     27 turns were lost."""
     rng = np.random.default_rng(11)
-    frames = [with_shadow(photo, int(rng.integers(0, 4)), float(rng.uniform(0.3, 0.5)))
+    frames = [shadowed(photo, float(rng.uniform(0.3, 0.5)), 0.1, turns=int(rng.integers(0, 4)))
               for photo in photos]
     pipeline, reports = replayed(frames)
     assert final(pipeline) == record_scores
