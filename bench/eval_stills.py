@@ -57,7 +57,9 @@ degrees its own way, three of them smeared by the camera's motion (0.12 to 0.2 o
 ``bench/eval_real_views.py``'s ``shaken``); four photos saved turned by quarter turns, as a
 phone held flat saves them; the photographer's shadow in every photo, each time from another
 side (``bench/eval_real_views.py``'s ``shadow``); a lamp's reflection in about a third of the
-photos, each time elsewhere (its ``glare``, 80 % white at its middle).  Counted the same way.
+photos, each time elsewhere (its ``glare``, 80 % white at its middle); the same in every photo,
+each time elsewhere (a phone held by hand under a ceiling lamp); and in every photo in the same
+place (a lamp over a camera on a stand).  Counted the same way.
 
 Usage: ``.venv/bin/python bench/eval_stills.py [--games 20] [--first-seed 1] [--seeds 3,7]
 [--size 1280x960] [--hands 2] [--fingers 1] [--missing 1] [--duplicates 1] [--no-profile]
@@ -582,6 +584,9 @@ def real_variants(seed: int) -> list[tuple[str, list[Still], int]]:
     lit = np.random.default_rng([seed, 0x6A2E]).random(28) < REFLECTED_SHARE
     reflected = [Still(glared(photos[n], seed * 1000 + n) if lit[n] else photos[n], n)
                  for n in range(1, 28)]
+    everywhere = [Still(glared(photos[n], seed * 1000 + n), n) for n in range(1, 28)]
+    # A lamp over a camera on a stand: the same reflection in every photo (drawn once).
+    fixed = [Still(glared(photos[n], seed * 1000), n) for n in range(1, 28)]
     return [
         ("as is", as_is, 0),
         (f"hands inserted: photos {covers}", inserted, 0),
@@ -594,6 +599,8 @@ def real_variants(seed: int) -> list[tuple[str, list[Still], int]]:
          "two saved turned", together, 1),
         ("the photographer's shadow in every photo", shaded, 0),
         (f"a lamp's reflection in photos {[n for n in range(1, 28) if lit[n]]}", reflected, 0),
+        ("a lamp's reflection in every photo, each time elsewhere", everywhere, 0),
+        ("a lamp's reflection in every photo, always in the same place", fixed, 0),
     ]
 
 

@@ -144,6 +144,7 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
             known=self.game.board.rows(),
             stills=stills,
             config=tracker_config,
+            letters=self.tileset.letters,
         )
         self.reports: list[MoveReport] = []
         self.questions: list[Question] = []

@@ -102,6 +102,16 @@ class ReadingSteps:
         return self.profile.classifier()
 
 
+    def _like_a_letter(self, classifier: Any) -> Any:
+        """Whether glyphs are like a letter of the classifier's or the stock samples' (see
+        :func:`vision.letter_choice.like_a_letter`)."""
+        from vision.letter_choice import like_a_letter
+        from vision.stock import stock_classifier
+
+        return lambda glyphs: like_a_letter(
+            glyphs, [classifier, stock_classifier(set(self.tileset.letters))])
+
+
     def _stock_for_unseen(self, classifier: Any) -> Any:
         """See :func:`vision.stock.stock_for_unseen`."""
         from vision.stock import stock_for_unseen
@@ -111,8 +121,9 @@ class ReadingSteps:
 
     def _read(self, event: Any) -> None:
         from vision.letter_choice import read_letters
+        from vision.missed_letters import letters_washed_out
         from vision.orientation import find_orientation
-        from vision.rectified import glyphs_of_frame, inner, occupancy_of, rectify_with_margin
+        from vision.rectified import finder_of_frame, inner, occupancy_of, rectify_with_margin
 
         started = _time.perf_counter()
         rectified = rectify_with_margin(event.frame, event.corners)
@@ -128,8 +139,20 @@ class ReadingSteps:
         else:
             event_squares = event.squares
         squares = [Square(int(r), int(c)) for r, c in event_squares]
-        glyphs = glyphs_of_frame(event.frame, event.corners, [(sq.row, sq.col) for sq in squares],
-                                 self.orientation, rectified=rectified)
+        finder = finder_of_frame(event.frame, event.corners, self.orientation,
+                                 rectified=rectified)
+        at = [(sq.row, sq.col) for sq in squares]
+        glyphs = finder.glyphs(at)
+        # A reflection over the move's tiles washes their letters out; the tiles laid before
+        # tell how bright a face is without it.
+        known = [(sq.row, sq.col) for sq, tile in self.game.board.occupied().items()
+                 if tile != BLANK and not tile.islower() and sq not in squares]
+        blanks = self.game.unseen().get(BLANK, 0)
+        washed = set(getattr(event, "washed", ()))
+        for square, glyph in letters_washed_out(finder, at, glyphs, known, blanks,
+                                                self._like_a_letter(classifier),
+                                                washed).items():
+            glyphs[at.index(square)] = glyph
         # With a word list the classifier reads first, and Tesseract (a few hundred
         # milliseconds a call) only runs at commit if the words as read are not all valid.
         deferred = self.lexicon is not None and classifier is not None and len(classifier) > 0

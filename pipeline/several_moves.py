@@ -132,7 +132,7 @@ class SeveralMovesSteps:
         Such a photo takes a hand for tiles where it lies, and a later move may go where the
         hand was: the letter tells a tile from a hand."""
         from vision.letter_choice import read_letters
-        from vision.rectified import glyphs_of_frame
+        from vision.rectified import finder_of_frame
 
         shown: set[Square] = set()
         for view in self._set_aside_views:
@@ -141,8 +141,8 @@ class SeveralMovesSteps:
                              and not self._faceless(sq))
             if not squares or view.frame is None:
                 continue
-            glyphs = glyphs_of_frame(view.frame, view.corners,
-                                     [(sq.row, sq.col) for sq in squares], self.orientation or 0)
+            glyphs = finder_of_frame(view.frame, view.corners, self.orientation or 0).glyphs(
+                [(sq.row, sq.col) for sq in squares])
             classifier = self._classifier()
             # Tesseract only where no classifier reads (a few hundred milliseconds a call).
             known = classifier is not None and len(classifier) > 0

@@ -4,12 +4,14 @@ clone has none."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from vision.geometry import grid_to_image, project
 from vision.locate import locate_board
 
 PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "photos"
@@ -102,3 +104,22 @@ def shadowed(image: np.ndarray, reach: float, tilt: float, depth: float = 0.45,
     mask = cv2.GaussianBlur(mask, (0, 0), 0.5 * side / 15)
     return np.clip(image.astype(np.float32) * (1.0 - depth * mask)[..., None], 0, 255
                    ).astype(np.uint8)
+
+
+def reflected(photo: np.ndarray, centre: tuple[float, float], turn: float,
+              peak: float = 0.8, corners: np.ndarray | None = None) -> np.ndarray:
+    """``photo`` with a lamp's reflection on the board (a glossy board, a plastic cover): its
+    colour mixed with white, ``peak`` of white at ``centre`` (grid units: column, row) and
+    falling off as a Gaussian over an ellipse of half axes 2 and 3.5 squares turned ``turn``
+    radians; the grid at ``corners`` (found on the photo where not given)."""
+    if corners is None:
+        corners = locate_board(photo).corners
+    to_board = np.linalg.inv(grid_to_image(corners))
+    h, w = photo.shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    on_board = project(to_board, np.stack([xs.ravel(), ys.ravel()], axis=1)).reshape(h, w, 2)
+    u, v = (on_board - np.float32(centre)).transpose(2, 0, 1)
+    along = u * math.cos(turn) + v * math.sin(turn)
+    across = -u * math.sin(turn) + v * math.cos(turn)
+    share = (peak * np.exp(-0.5 * ((along / 2.0) ** 2 + (across / 3.5) ** 2)))[..., None]
+    return np.clip(photo * (1.0 - share) + 255.0 * share, 0, 255).astype(np.uint8)

@@ -198,6 +198,16 @@ class Readers:
                 for sq in squares]
 
 
+class ScriptedFinder:
+    """A glyph finder that finds the scripted glyphs (each square shows one)."""
+
+    def __init__(self, script: Readers) -> None:
+        self.script = script
+
+    def glyphs(self, squares: list[tuple[int, int]], quarter_turns: int = 0) -> list[Glyph]:
+        return [self.script.glyph(Square(r, c)) for r, c in squares]
+
+
 @pytest.fixture()
 def readers(monkeypatch) -> Readers:
     # Modules that take these names at their import are imported before they are patched:
@@ -213,9 +223,8 @@ def readers(monkeypatch) -> Readers:
     monkeypatch.setattr(vision.stock, "stock_classifier", lambda letters: None)
     monkeypatch.setattr(vision.rectified, "rectify_with_margin",
                         lambda frame, corners: np.zeros((8, 8, 3), np.uint8))
-    monkeypatch.setattr(vision.rectified, "glyphs_of_frame",
-                        lambda frame, corners, squares, turns, **_: [script.glyph(Square(r, c))
-                                                                     for r, c in squares])
+    monkeypatch.setattr(vision.rectified, "finder_of_frame",
+                        lambda frame, corners, turns, **_: ScriptedFinder(script))
     monkeypatch.setattr(vision.letter_choice, "read_letters", lambda glyphs, *_, **__: (
         [LetterGuess(*script.first[script.square_of(g.ink)]) for g in glyphs], []))
     return script

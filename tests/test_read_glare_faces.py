@@ -7,29 +7,17 @@ the board (``vision.occupancy``), and a tile whose letter it washed out is no su
 
 from __future__ import annotations
 
-import cv2
-import numpy as np
-
 from scorer.squares import Square
-from tests.real_photos import GAME, JHEIDEL, as_read, game_boards, known_board, real_photo
+from tests.real_photos import (
+    GAME,
+    JHEIDEL,
+    as_read,
+    game_boards,
+    known_board,
+    real_photo,
+    reflected,
+)
 from vision.read import UNSURE_SHOWN, BoardReading, read_board
-
-
-def glared(image: np.ndarray, corners: np.ndarray, centre: tuple[float, float],
-           axes: tuple[float, float], turn: float, peak: float) -> np.ndarray:
-    """``image`` mixed with white, ``peak`` at ``centre`` (in squares of the grid), falling off
-    as a Gaussian over an ellipse of half ``axes`` squares turned by ``turn`` radians."""
-    h, w = image.shape[:2]
-    unit = np.float32([[0, 0], [15, 0], [15, 15], [0, 15]])
-    to_board = np.linalg.inv(cv2.getPerspectiveTransform(unit, np.float32(corners)))
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
-    points = np.stack([xs, ys], axis=-1).reshape(-1, 1, 2)
-    on_board = cv2.perspectiveTransform(points, to_board).reshape(h, w, 2) - np.float32(centre)
-    u = on_board[..., 0] * np.cos(turn) + on_board[..., 1] * np.sin(turn)
-    v = -on_board[..., 0] * np.sin(turn) + on_board[..., 1] * np.cos(turn)
-    share = (peak * np.exp(-0.5 * ((u / axes[0]) ** 2 + (v / axes[1]) ** 2)))[..., None]
-    mixed = image.astype(np.float32) * (1 - share) + 255.0 * share
-    return np.clip(mixed, 0, 255).astype(np.uint8)
 
 
 def read_under_glare(name: str, centre: tuple[float, float], turn: float
@@ -39,7 +27,7 @@ def read_under_glare(name: str, centre: tuple[float, float], turn: float
     as taken) and turned by ``turn`` radians; and the photo's known board."""
     image = real_photo(JHEIDEL / name)
     corners = read_board(image, None, "en").corners
-    seen = glared(image, corners, centre, (2.0, 3.5), turn, 0.8)
+    seen = reflected(image, centre, turn, corners=corners)
     return read_board(seen, None, "en"), known_board(name)
 
 
@@ -122,7 +110,7 @@ def test_an_empty_square_under_glare_is_no_sure_blank():
     name = "IMG_20151016_170219.jpg"
     image = real_photo(JHEIDEL / name)
     corners = locate_board(image, quality=False).corners
-    reading = read_board(glared(image, corners, (5.63, 3.97), (2.0, 3.5), 0.64, 0.8), None, "en")
+    reading = read_board(reflected(image, (5.63, 3.97), 0.64, corners=corners), None, "en")
     known = known_board(name)
     wrong = [(Square(r, c).name, reading.board[r][c], float(reading.confidence[r, c]))
              for r in range(15) for c in range(15) if reading.board[r][c] != known[r][c]]
@@ -136,7 +124,7 @@ def read_game_under_glare(move: int) -> tuple[BoardReading, list[str]]:
     to the tiles' grey; and the known board as a reading shows it."""
     image = real_photo(GAME / f"image-{move}.jpg")
     corners = read_board(image, None, "de").corners
-    seen = glared(image, corners, (6.37, 3.73), (2.0, 3.5), 3.11, 0.8)
+    seen = reflected(image, (6.37, 3.73), 3.11, corners=corners)
     return read_board(seen, None, "de"), as_read(game_boards()[move])
 
 

@@ -28,7 +28,7 @@ from scorer.movegen import generate_game
 from scorer.rules import move_splits
 from scorer.squares import Square
 from scorer.tiles import TileSet
-from tests.real_photos import shadowed
+from tests.real_photos import reflected, shadowed
 from vision.geometry import grid_to_image, project
 from vision.locate import locate_board
 
@@ -119,7 +119,7 @@ def test_a_change_no_move_explains_is_dropped_when_the_next_photo_shows_nothing_
     assert len(pipeline.questions) == len(whole.questions)
     assert [r.kind for r in reports].count("unresolved") == 0
     [dropped] = [n for r in reports for n in r.notes if "dropped" in n]
-    assert dropped.startswith("J7 J8 J9 J10"), dropped  # the game's own (lettered) naming
+    assert "J8 J9 J10" in dropped, dropped  # the game's own (lettered) naming
 
 
 @needs_game
@@ -147,22 +147,6 @@ def test_a_shadow_somewhere_else_in_every_photo_changes_no_move(photos, record_s
     assert len(reports) == 27
 
 
-def with_reflection(photo: np.ndarray, centre: tuple[float, float], turn: float,
-                    peak: float = 0.8) -> np.ndarray:
-    """``photo`` with a lamp's reflection on the board (a glossy board, a plastic cover): its
-    colour mixed with white, ``peak`` of white at ``centre`` (grid units: column, row) and
-    falling off as a Gaussian over an ellipse of 2 by 3.5 squares turned ``turn`` radians."""
-    to_board = np.linalg.inv(grid_to_image(locate_board(photo).corners))
-    h, w = photo.shape[:2]
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
-    on_board = project(to_board, np.stack([xs.ravel(), ys.ravel()], axis=1)).reshape(h, w, 2)
-    u, v = (on_board - np.float32(centre)).transpose(2, 0, 1)
-    along = u * math.cos(turn) + v * math.sin(turn)
-    across = -u * math.sin(turn) + v * math.cos(turn)
-    share = (peak * np.exp(-0.5 * ((along / 2.0) ** 2 + (across / 3.5) ** 2)))[..., None]
-    return np.clip(photo * (1.0 - share) + 255.0 * share, 0, 255).astype(np.uint8)
-
-
 @needs_game
 @pytest.mark.parametrize("seed", [3, 5])
 def test_a_reflection_in_some_photos_changes_no_move(photos, record_scores, seed):
@@ -172,7 +156,7 @@ def test_a_reflection_in_some_photos_changes_no_move(photos, record_scores, seed
     squares no tile explained, the later photos were set aside against the one that had it,
     and the game fell apart."""
     rng = np.random.default_rng(seed)
-    frames = [with_reflection(photo, tuple(rng.uniform(3.0, 12.0, 2)), rng.uniform(0, math.pi))
+    frames = [reflected(photo, tuple(rng.uniform(3.0, 12.0, 2)), rng.uniform(0, math.pi))
               if rng.random() < 0.3 else photo for photo in photos]
     pipeline, _ = replayed(frames)
     assert final(pipeline) == record_scores
@@ -200,6 +184,35 @@ def test_photos_after_the_last_move_of_a_hand_or_the_tiles_gathered_are_no_turn(
     assert len(pipeline.game.events) == len(whole.game.events)
     assert len(pipeline.questions) == len(whole.questions)
     assert pipeline.tracker.counters["held_back"] == len(extra)
+
+
+@needs_game
+@pytest.mark.parametrize("seed", [2, 4])
+def test_a_reflection_in_every_photo_each_time_elsewhere_changes_no_move(
+        photos, record_scores, seed):
+    """Every photo taken by hand under a ceiling lamp: its reflection is somewhere in each.
+    A still held back for a reflection beside the tiles laid waited for a clear one that
+    never came (three in a row dropped the last clear view), empty squares it brightened were
+    taken for tiles, and the game fell apart (seed 2: 332:321, seed 4: 332:344).  Where a
+    reflection came or went, the tiles are now told by their letters."""
+    rng = np.random.default_rng(seed)
+    frames = [reflected(photo, tuple(rng.uniform(3.0, 12.0, 2)), rng.uniform(0, math.pi))
+              for photo in photos]
+    pipeline, _ = replayed(frames)
+    assert final(pipeline) == record_scores
+
+
+@needs_game
+def test_a_reflection_in_the_same_place_in_every_photo_changes_no_move(photos, record_scores):
+    """A lamp over a camera on a stand: the same reflection in every photo.  The first photo
+    has nothing to compare with, and empty squares the reflection brightened were taken for
+    tiles; refused, that photo was dropped as the reference, the next was compared with
+    nothing again, and the squares came back with nearly every move, refused with it
+    (365:261 before)."""
+    rng = np.random.default_rng(3)
+    centre, turn = tuple(rng.uniform(3.0, 12.0, 2)), rng.uniform(0, math.pi)
+    pipeline, _ = replayed([reflected(photo, centre, turn) for photo in photos])
+    assert final(pipeline) == record_scores
 
 
 @needs_game

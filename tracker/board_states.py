@@ -24,7 +24,9 @@ Once nothing has moved for ``settle_seconds`` the board has *settled* and is exa
    or a lamp's reflection with edges, :func:`_local_light`), and tile-or-empty is decided for
    every square (:class:`vision.occupancy.OccupancyModel`);
 5. a square *gained a tile* when it was empty, holds a tile now, and its own look changed; it
-   *lost a tile* in the reverse case.  Changes that neither explains (a hand resting on the
+   *lost a tile* in the reverse case.  Between two stills, where a lamp's reflection came or
+   went, a tile is told by its letter instead (the reflection fades the colours that tell a tile
+   from the board, not a letter's strokes; :func:`vision.missed_letters.letters_through_glare`).  Changes that neither explains (a hand resting on the
    board, an arm across the margin, a shadow) mean the view is obstructed: nothing is decided,
    and the settled view is examined again a little later.
 
@@ -61,9 +63,10 @@ import numpy as np
 from scorer.squares import PREMIUM_LAYOUT
 from vision.geometry import GRID_SIZE, as_corners, grid_to_image, project
 from vision.locate import BoardNotFound, check_corners, locate_board
+from vision.missed_letters import letters_through_glare
 from vision.occlusion import EdgeCover, EdgeOcclusion
 from vision.occupancy import OccupancyModel
-from vision.rectified import glyphs_of, rectify_with_margin
+from vision.rectified import finder_of_frame, glyphs_of, rectify_with_margin
 from vision.rectify import rectify
 
 __all__ = [
@@ -139,6 +142,9 @@ class TilesAdded(TrackEvent):
     squares: Squares = ()
     frame: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
     corners: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
+    #: Those of ``squares`` under a lamp's reflection, whose letters show only with their
+    #: contrast raised (:func:`vision.missed_letters.letters_through_glare`).
+    washed: Squares = ()
 
 
 @dataclass(frozen=True)
@@ -281,11 +287,16 @@ def _light_change(stable: np.ndarray, current: np.ndarray, threshold: float,
     ]
     changed = [int((np.abs(current - c).max(axis=2) > threshold).sum()) for c in candidates]
     best = int(np.argmin(changed))
-    if local and changed[best] > _LOCAL_FROM:
+    if not local:
+        return candidates[best], np.zeros(current.shape[:2], np.float32)
+    # Where a reflection came or went is told by the local model even where a smooth one
+    # predicts the view as well (a soft reflection is nearly smooth): it washes out the
+    # colour that tells a tile from the board all the same.
+    shadow_first, reflection = _local_light(stable, current)
+    if changed[best] > _LOCAL_FROM:
         # A shadow over half the board leads a colour transform fitted first astray (the
         # shaded half's colours pulled towards the lit half's): the light first, then the
         # white balance, or the white balance first where the light changed little.
-        shadow_first, reflection = _local_light(stable, current)
         colour_then, colour_reflection = _local_light(colour_first, current)
         edged = [(shadow_first, reflection), (_colour_fit(shadow_first, current), reflection),
                  (colour_then, colour_reflection)]
@@ -293,8 +304,20 @@ def _light_change(stable: np.ndarray, current: np.ndarray, threshold: float,
         # Taken only where it explains far more: it is free enough to explain away a tile
         # laid on a square of its own colour, whose letter darkens it as a shadow would.
         if min(left) <= _LOCAL_SHARE * changed[best]:
-            return edged[int(np.argmin(left))]
-    return candidates[best], np.zeros(current.shape[:2], np.float32)
+            expected, reflection = edged[int(np.argmin(left))]
+            return expected, _reflection_fitting(reflection, expected, current, threshold)
+    return candidates[best], _reflection_fitting(reflection, shadow_first, current, threshold)
+
+
+def _reflection_fitting(reflection: np.ndarray, expected: np.ndarray, current: np.ndarray,
+                        threshold: float) -> np.ndarray:
+    """``reflection`` (per block) where the blocks around mostly fit the local model's
+    prediction ``expected`` (within ``threshold``), else 0.  A reflection mixes every channel
+    with white by one share, and what lies under it shows through; a hand or a sleeve lighter
+    than the board changes the channels each its own way, and is no reflection."""
+    fits = (np.abs(current - expected).max(axis=2) <= threshold).astype(np.float32)
+    around = cv2.blur(fits, (_LOCAL_WINDOW, _LOCAL_WINDOW), borderType=cv2.BORDER_REPLICATE)
+    return np.where(around >= 0.5, reflection, 0.0).astype(np.float32)
 
 
 def _local_light(stable: np.ndarray, current: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -351,6 +374,11 @@ _LOCAL_SHARE = 0.5
 #: Log of the share of the distance to white a reflection leaves at most to wash a square
 #: out: a tile laid under it changes the square by two fifths of what it would.
 _WASHED_IN = math.log(0.4)
+#: Log of the share of the distance to white a reflection leaves at most to fade a square's
+#: colour enough that the occupancy takes an empty square for a tile (a green square half
+#: mixed with white is as light as a tile): there, and where such a reflection went, the
+#: letters decide.
+_FADED_IN = math.log(0.7)
 #: Blocks a side of the neighbourhood whose median factor :func:`_local_light` takes (2.5
 #: squares).
 _LOCAL_WINDOW = 5
@@ -526,6 +554,45 @@ def _finger_squares(arm_blocks: np.ndarray, touched: np.ndarray, reach: int = 1,
     return None if int(finger.sum()) > most else finger
 
 
+#: Letters whose stock samples tell a letter from a label's print where no tile set is given.
+_LATIN = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+#: How many tiles known elsewhere on the board tell the letters' typical height, at most.
+_HEIGHT_SAMPLE = 24
+
+
+def _blanks_in_line(bare: np.ndarray, laid: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """The squares of ``bare`` (taken for tiles, showing no letter: under a reflection, an
+    empty square brightened or a blank) that continue a line of the tiles ``laid`` (with the
+    tiles ``known`` before): a laid tile beside them, and another tile beyond it or on their
+    other side, in that line; where there are no more than a game's blanks.  A blank laid
+    with a move, rather than a patch of board the reflection made tile-like (it lies
+    anywhere).
+
+    >>> laid = np.zeros((SIZE, SIZE), bool); laid[0, 7:11] = True; laid[5, 1] = True
+    >>> bare = np.zeros((SIZE, SIZE), bool); bare[0, 6] = bare[5, 5] = bare[6, 1] = True
+    >>> np.argwhere(_blanks_in_line(bare, laid, np.zeros_like(laid))).tolist()
+    [[0, 6]]
+    """
+    solid = np.pad(laid | known, 2)
+    near = np.pad(laid, 2)
+
+    def along(grid: np.ndarray, dr: int, dc: int) -> np.ndarray:
+        # Each square's neighbour dr rows and dc columns on.
+        return grid[2 + dr : 2 + dr + SIZE, 2 + dc : 2 + dc + SIZE]
+
+    kept = np.zeros_like(bare)
+    for dr, dc in ((0, 1), (0, -1), (1, 0), (-1, 0)):
+        kept |= bare & along(near, dr, dc) & (along(solid, 2 * dr, 2 * dc)
+                                              | along(solid, -dr, -dc))
+    return kept if int(kept.sum()) <= _BLANKS else np.zeros_like(bare)
+
+
+#: Blanks in a game's bag, at most (the tile sets' own counts: two in all of them).
+_BLANKS = 2
+
+
 #: Squares without a premium (and its print), the same whichever way the board is turned.
 _PLAIN = np.array([[kind == "." for kind in row] for row in PREMIUM_LAYOUT])
 
@@ -600,6 +667,10 @@ class _View:
     corners: np.ndarray
     image: np.ndarray  # (17 * px, 17 * px, 3): the grid with one square of margin
     blocks: np.ndarray  # (34, 34, 3) half-square block means, margin included
+    #: (15, 15) squares a lamp's reflection washed out in this view, where it is the
+    #: reference: a tile laid there later changes them little (a washed green square and a
+    #: cream tile are alike).  None: not known.
+    washed: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -631,8 +702,12 @@ class Tracker:
         known: Sequence[str] | None = None,
         stills: bool = False,
         config: TrackerConfig | None = None,
+        letters: Iterable[str] | None = None,
     ) -> None:
         self.config = config or TrackerConfig()
+        #: The tile set's letters: their stock samples tell a letter from a premium label's
+        #: print under a reflection.
+        self.letters = frozenset(letters if letters is not None else _LATIN)
         self.corners = None if corners is None else as_corners(corners)
         self.orientation = int(orientation) % 4
         self.occupancy = occupancy or OccupancyModel()
@@ -664,6 +739,9 @@ class Tracker:
         #: whether the last clear view's frame was compared with the one before (a still
         #: from a camera moved since, found again, is compared on its tiles alone)
         self._stable_frame_clear = True
+        #: The stable view is one whose new tiles were refused, kept as no earlier view came
+        #: (see :meth:`reconsider`).
+        self._stable_on_trial = False
         self._held_in_a_row = 0
         #: the known squares when the stable view (and the one before it) was taken
         self._known_at_stable = self.known.copy()
@@ -797,10 +875,17 @@ class Tracker:
         self.known &= ~mask
         self._recheck |= mask
         # The view that showed them is no reference for the next still (it may show a hand):
-        # the one before it is.
-        if self._stable_before is not None or self.stable is not None:
+        # the one before it is.  Where none came before, it stays, on trial (compared with
+        # nothing, the next still's occupancy alone would decide every square, and under a
+        # lamp's reflection it takes empty squares for tiles): if the next still differs from
+        # it where no tile explains, it showed a hand, and that still is compared with the
+        # tiles known instead.
+        if self._stable_before is not None:
             self.stable, self._stable_before = self._stable_before, None
             self._known_at_stable = self._known_before
+        elif self.stable is not None:
+            self._stable_frame_clear = False
+            self._stable_on_trial = True
         self.last_move -= set(_squares(mask))
         self.provisional -= set(_squares(mask))
 
@@ -962,7 +1047,7 @@ class Tracker:
         if self.stable is None:
             # Nothing to compare with yet: the tiles not known to be there are new.
             changed = appeared = occupied & ~self.known
-            glared = unglared = np.zeros((SIZE, SIZE), bool)
+            glared = unglared = faded = faded_out = np.zeros((SIZE, SIZE), bool)
             unseen = self.known & ~occupied
             if still and int(unseen.sum()) >= CLEARED_FROM:
                 # More known tiles gone than any turn takes back (the final board gathered
@@ -973,7 +1058,7 @@ class Tracker:
             # The views before and after a bump differ in geometry, so pixels are not
             # compared; what can be is which squares hold a tile in each.
             changed = appeared = occupied != self._occupied(self.stable)
-            glared = unglared = np.zeros((SIZE, SIZE), bool)
+            glared = unglared = faded = faded_out = np.zeros((SIZE, SIZE), bool)
             ring_changed = np.zeros((2 * SIZE + 4, 2 * SIZE + 4), bool)
         else:
             expected, reflection = _light_change(self.stable.blocks, view.blocks,
@@ -984,6 +1069,10 @@ class Tracker:
             # there then was not seen, nor its change now.
             glared = _per_square(reflection <= _WASHED_IN) > 0
             unglared = _per_square(reflection >= -_WASHED_IN) > 0
+            faded = _per_square(reflection <= _FADED_IN) > 0
+            faded_out = _per_square(reflection >= -_FADED_IN) > 0
+            if still and self.stable.washed is not None:
+                faded_out |= self.stable.washed & ~faded
             if still:
                 difference, registered = _still_differences(
                     self.stable, view, expected, self.config.change_threshold)
@@ -1016,6 +1105,23 @@ class Tracker:
             # square's own print would too.
             added |= _lettered(view, missed)
         removed = ~occupied & self.known & changed
+        # Squares under a reflection where nothing shows whether a tile was laid.
+        unseen_there = glared
+        lit = faded | faded_out
+        through = None
+        if still and lit.any():
+            # Where a reflection came or went the colour that tells a tile from the board
+            # fades in one of the views (an empty square brightened is taken for a tile, a
+            # tile's change is a fraction of its own); its letter's strokes do not.  Beside
+            # it, a light fitted to the reflection may explain a tile's change away: a tile
+            # the occupancy sees there is confirmed by its letter.  (The tiles are decided
+            # so once the view is clear: what covers the board is judged by all it changed.)
+            beside = _near(lit) & ~lit & occupied & ~self.known & ~added
+            through = self._letters_through_glare(view, lit | beside, added)
+            if through is not None:
+                lettered, unseen_there = through
+                removed &= ~(lit & lettered)
+        seen_added = added.copy()
         # Squares examined again (a refused placement's) explain their own change: a tile
         # still there, or what was taken for one gone.
         # So do squares the game settled since the stable view was taken (a placement the
@@ -1041,10 +1147,10 @@ class Tracker:
         arm_blocks = ring_changed & ~near_ring
         arm = bool(arm_blocks.any())
         removal_ok = self._removal_fits(removed, added)
-        # A reflection over the tiles laid, or beside them, may hide one of the move's (its
-        # own middle changes squares too, which is no move).
+        # A reflection over the tiles laid, or beside them, may hide one of the move's where
+        # no letter could show (its own middle changes squares too, which is no move).
         laid = added | removed | (changed & ~glared & ~unglared)
-        reflected = bool((glared & _near_one(laid)).any())
+        reflected = bool((unseen_there & _near_one(laid)).any())
         obstructed = (
             arm or int(unexplained.sum()) > self.config.max_unexplained or not removal_ok
             or reflected
@@ -1084,6 +1190,10 @@ class Tracker:
             added &= ~finger
             removed &= ~finger
             obstructed = False
+        if still and obstructed and self._stable_on_trial and not force:
+            self.stable, self._stable_on_trial = None, False
+            self.counters["settles"] -= 1
+            return [*events, *self._examine(time, frame, still)]
         if obstructed and not still:
             self.counters["obstructed"] += 1
             signature = changed | removed | added
@@ -1149,9 +1259,42 @@ class Tracker:
                 return events
         self._held_still = None
         self._recheck[:] = False
+        if through is not None:
+            new_there = lit & ~self.known & ~unseen_there
+            left_out = seen_added & ~added  # (a finger's, something over the board's)
+            bare = added & new_there & ~lettered
+            added = (added & ~new_there) | ((new_there | beside) & lettered & ~left_out)
+            added |= _blanks_in_line(bare, added, self.known)
         events.extend(self._decide(time, view, added, removed, still,
-                                   reference=finger is None, frame_compared=not relocated))
+                                   reference=finger is None, frame_compared=not relocated,
+                                   washed=faded))
         return events
+
+    def _letters_through_glare(self, view: _View, squares: np.ndarray, laid: np.ndarray
+                               ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Which of ``squares`` (15x15, the camera's view, under a reflection) show a letter,
+        and which are washed out to white (:func:`vision.missed_letters.letters_through_glare`);
+        None where fewer than three tiles elsewhere (known, or ``laid`` in this view) show the
+        letters' height."""
+        from vision.letter_choice import like_a_letter
+        from vision.stock import stock_classifier
+
+        turns = self.orientation
+        finder = finder_of_frame(view.frame, view.corners, turns)
+        known = _squares(_upright((self.known | laid) & ~squares, turns))
+        sample = list(known[:: max(1, len(known) // _HEIGHT_SAMPLE)])
+        heights = [glyph.height for glyph in finder.glyphs(sample) if glyph is not None]
+        if len(heights) < 3:
+            return None
+        chosen = list(_squares(_upright(squares, turns)))
+        stock = stock_classifier(self.letters)
+        lettered, white = letters_through_glare(
+            finder, chosen, float(np.median(heights)),
+            lambda glyphs: like_a_letter(glyphs, [stock]))
+        return (_from_upright(_mask(sq for sq, yes in zip(chosen, lettered, strict=True) if yes),
+                              turns),
+                _from_upright(_mask(sq for sq, yes in zip(chosen, white, strict=True) if yes),
+                              turns))
 
     def _finger_apart(self, arm_blocks: np.ndarray, added: np.ndarray, removed: np.ndarray,
                       unexplained: np.ndarray, view: _View | None = None) -> np.ndarray | None:
@@ -1268,11 +1411,12 @@ class Tracker:
 
     def _decide(
         self, time: float, view: _View, added: np.ndarray, removed: np.ndarray, still: bool,
-        reference: bool = True, frame_compared: bool = True,
+        reference: bool = True, frame_compared: bool = True, washed: np.ndarray | None = None,
     ) -> list[TrackEvent]:
         """What a clear view shows: tiles laid or taken off, or no placement; ``reference``:
         the view is the one the next is compared with (not one with a finger in it), whose
-        frame was compared with the last (``frame_compared``: not a view found again)."""
+        frame was compared with the last (``frame_compared``: not a view found again);
+        ``washed``: the squares under a lamp's reflection."""
         events: list[TrackEvent] = []
         gone = set(_squares(removed))
         new = set(_squares(added))
@@ -1292,14 +1436,17 @@ class Tracker:
                 events.extend(self.commit(time, reason="next move began"))
             self.provisional |= new
             self.known |= added
-            events.append(TilesAdded(time, self.to_upright(new), view.frame, view.corners))
+            under = () if washed is None else self.to_upright(_squares(added & washed))
+            events.append(TilesAdded(time, self.to_upright(new), view.frame, view.corners,
+                                     under))
             if still:
                 events.extend(self.commit(time, reason="still"))
         starting = self.stable is None and not self.known.any()
         if still and not gone and not new:
             events.append(NoPlacement(time, first=starting))
         if reference:
-            self._stable_before, self.stable = self.stable, view
+            self._stable_before, self.stable = self.stable, replace(view, washed=washed)
+            self._stable_on_trial = False
             self._known_before, self._known_at_stable = self._known_at_stable, self.known.copy()
             self._stable_frame_clear = frame_compared
         self._held_in_a_row = 0

@@ -5,7 +5,7 @@ squares that show a letter of the tiles' size.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -384,6 +384,75 @@ def letters_under_glare(
     if not bare:
         return {}
     return _tile_letters_raised(finder, bare, gains, turns, float(median(heights)))
+
+
+def letters_through_glare(
+    finder: GlyphFinder, squares: list[tuple[int, int]], typical_height: float,
+    like_a_letter: Callable[[list[Glyph]], np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """For each of ``squares``, under a lamp's reflection: whether it shows a letter of the
+    tiles' size (``typical_height`` the tiles' typical letter's), found as it is or once its
+    contrast is raised as :func:`faint_letters` raises a bare tile's; and whether it is washed
+    out to white (:data:`BLIND_FACE`), where no letter could show.
+
+    A reflection brightens an empty square as much as a tile: the colour that tells a tile
+    from the board fades with it, and only the letter's dark strokes keep enough contrast to
+    be found.  On game01's photos under a reflection 0.8 white at its middle, drawn afresh for
+    each of 26 photos and five seeds (``bench/eval_real_views.py``'s glare), the 53 tiles laid
+    where it was at least 0.4 white all showed a letter, and none of the 2,711 empty squares
+    there did (one tile more was a blank, which shows none).  Squares in the finder's terms."""
+    if not squares:
+        return np.zeros(0, bool), np.zeros(0, bool)
+    found = finder.glyphs(squares)
+    bare = [sq for sq, g in zip(squares, found, strict=True) if g is None]
+    raised = dict(_letters_raised_to_peak(finder, bare, 0, typical_height, like_a_letter))
+    lettered = np.array([g is not None or sq in raised
+                         for sq, g in zip(squares, found, strict=True)], bool)
+    return lettered, finder.face_brightness(squares) >= BLIND_FACE
+
+
+#: A square whose middle is at least this bright (grey 0..255) under a reflection is washed out
+#: to white: a letter there has no contrast left (:func:`letters_through_glare`).
+BLIND_FACE = 250.0
+
+
+def letters_washed_out(
+    finder: GlyphFinder, squares: list[tuple[int, int]], glyphs: list[Glyph | None],
+    known: list[tuple[int, int]], blanks: int, like_a_letter: Callable[[list[Glyph]], np.ndarray],
+    washed: Collection[tuple[int, int]] = (),
+) -> dict[tuple[int, int], Glyph]:
+    """Letters on the new tiles of ``squares`` showing none, found again as
+    :func:`vision.read.read_board` finds them on a whole board (:func:`letters_under_glare`,
+    then :func:`faint_letters` where more tiles show no letter than ``blanks`` are left, and
+    on the tiles known to lie under a lamp's reflection, ``washed``, whatever the blanks),
+    compared with tiles ``known`` to show letters elsewhere on the board (the tiles a game laid
+    before).  A move's few new tiles may all lie under one reflection, with no lettered tile
+    among them to tell the face's usual brightness and the letters' height.  Squares in the
+    upright board's terms (the finder's, unturned)."""
+    if all(g is not None for g in glyphs) or len(known) < 3:
+        return {}
+    # A sample across the board: its median face is unglared wherever one reflection lies.
+    known = sorted(set(known) - set(squares))[:: max(1, len(known) // KNOWN_SAMPLE)]
+    around = [(sq, g) for sq, g in zip(known, finder.glyphs(known), strict=True) if g is not None]
+    if len(around) < 3:
+        return {}
+    every = list(squares) + [sq for sq, _ in around]
+    found: list[Glyph | None] = list(glyphs) + [g for _, g in around]
+    found_again = letters_under_glare(finder, every, found, 0)
+    for square, glyph in found_again.items():
+        found[every.index(square)] = glyph
+    found_again.update(faint_letters(finder, every, found, 0, blanks, like_a_letter))
+    still_bare = [sq for sq, g in zip(squares, found[:len(squares)], strict=True)
+                  if g is None and sq in washed and sq not in found_again]
+    heights = [g.height for g in found if g is not None]
+    found_again.update(_letters_raised_to_peak(finder, still_bare, 0, float(median(heights)),
+                                               like_a_letter))
+    return found_again
+
+
+#: How many of the tiles known elsewhere on the board :func:`letters_washed_out` compares
+#: with, at most (their faces' median is steady by then; each costs a glyph search).
+KNOWN_SAMPLE = 24
 
 
 def faces_under_glare(

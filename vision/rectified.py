@@ -151,22 +151,33 @@ def glyphs_of_frame(
 ) -> list[Glyph | None]:
     """The glyph (or None, a blank face) on each of ``squares`` (in the upright board's terms,
     the photo's grid turned counter-clockwise ``quarter_turns`` times) of the board at
-    ``corners`` in a photo, found as :func:`vision.read.read_board` finds them: in the photo
-    with its blur undone where one shows (:func:`vision.deblur.deblurred_for_letters`; a photo
-    taken by hand while it moved smears a letter's thin strokes into its face, and the glyph
-    is lost), else in the photo as taken (:func:`glyphs_of`; ``rectified``, the photo's
+    ``corners`` in a photo, found as :func:`vision.read.read_board` finds them (see
+    :func:`finder_of_frame`)."""
+    return finder_of_frame(frame, corners, quarter_turns, tileset, rectified).glyphs(squares)
+
+
+def finder_of_frame(
+    frame: np.ndarray, corners: np.ndarray, quarter_turns: int,
+    tileset: TileSet | None = None, rectified: np.ndarray | None = None,
+) -> GlyphFinder:
+    """The glyph finder over the upright board at ``corners`` in a photo (the photo's grid
+    turned counter-clockwise ``quarter_turns`` times), as :func:`vision.read.read_board`
+    makes it: in the photo with its blur undone where one shows
+    (:func:`vision.deblur.deblurred_for_letters`; a photo taken by hand while it moved smears
+    a letter's thin strokes into its face, and the glyph is lost), else in the photo as taken
+    and smoothed where noisy (:func:`quieted`; ``rectified``, the photo's
     :func:`rectify_with_margin` where the caller has made it).  The blur is measured once, for
     the squares of one move."""
+    joined = tileset is None or turn_sensitive(tileset)
     deblurred = deblurred_for_letters(frame, corners, SQUARE_PX)
     if deblurred is None or not deblurred.undone:
         if rectified is None:
             rectified = rectify_with_margin(frame, corners)
-        return glyphs_of(np.rot90(rectified, quarter_turns), squares, tileset=tileset)
+        return GlyphFinder(quieted(np.rot90(rectified, quarter_turns)), SQUARE_PX, joined=joined)
     # A restored picture is read as restored: smoothing it would undo what was restored.
     view = np.ascontiguousarray(np.rot90(
         rectify_with_margin(deblurred.grey, deblurred.corners), quarter_turns))
-    joined = tileset is None or turn_sensitive(tileset)
-    return GlyphFinder(view, SQUARE_PX, joined=joined).glyphs(squares)
+    return GlyphFinder(view, SQUARE_PX, joined=joined)
 
 
 def occupancy_grid(rectified_grid: np.ndarray) -> np.ndarray:
