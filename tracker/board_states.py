@@ -26,9 +26,10 @@ Once nothing has moved for ``settle_seconds`` the board has *settled* and is exa
 5. a square *gained a tile* when it was empty, holds a tile now, and its own look changed; it
    *lost a tile* in the reverse case.  Between two stills, where a lamp's reflection came or
    went, a tile is told by its letter instead (the reflection fades the colours that tell a tile
-   from the board, not a letter's strokes; :func:`vision.missed_letters.letters_through_glare`).  Changes that neither explains (a hand resting on the
-   board, an arm across the margin, a shadow) mean the view is obstructed: nothing is decided,
-   and the settled view is examined again a little later.
+   from the board, not a letter's strokes; :func:`vision.missed_letters.letters_through_glare`).
+   Changes that neither explains (a hand resting on the board, an arm across the margin, a
+   shadow) mean the view is obstructed: nothing is decided, and the settled view is examined
+   again a little later.
 
 Tiles laid one by one, with pauses, are one move: new tiles start a *provisional* move, which
 grows while further tiles land in the same line, and is committed after ``quiet_seconds``
@@ -880,12 +881,12 @@ class Tracker:
         # lamp's reflection it takes empty squares for tiles): if the next still differs from
         # it where no tile explains, it showed a hand, and that still is compared with the
         # tiles known instead.
-        if self._stable_before is not None:
-            self.stable, self._stable_before = self._stable_before, None
-            self._known_at_stable = self._known_before
-        elif self.stable is not None:
+        if self.stills and self._stable_before is None and self.stable is not None:
             self._stable_frame_clear = False
             self._stable_on_trial = True
+        elif self._stable_before is not None or self.stable is not None:
+            self.stable, self._stable_before = self._stable_before, None
+            self._known_at_stable = self._known_before
         self.last_move -= set(_squares(mask))
         self.provisional -= set(_squares(mask))
 
