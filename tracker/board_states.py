@@ -336,7 +336,9 @@ def _local_light(stable: np.ndarray, current: np.ndarray) -> tuple[np.ndarray, n
     channels predicts it.  Neither does one predict a hand's skin, or a sleeve's cloth, over
     tiles and squares of other colours.
     """
-    stable = np.maximum(stable.astype(np.float32), 1.0)
+    # (A colour transform fitted first may carry a block beyond white: its distance to white
+    # is taken as none left, not as a negative one.)
+    stable = np.clip(stable.astype(np.float32), 1.0, 255.0)
     current = current.astype(np.float32)
     predictions = []
     for towards_white in (False, True):
