@@ -145,17 +145,6 @@ def glyphs_of(
     return GlyphFinder(quieted(rectified), square_px, joined=joined).glyphs(squares)
 
 
-def glyphs_of_frame(
-    frame: np.ndarray, corners: np.ndarray, squares: list[tuple[int, int]], quarter_turns: int,
-    tileset: TileSet | None = None, rectified: np.ndarray | None = None,
-) -> list[Glyph | None]:
-    """The glyph (or None, a blank face) on each of ``squares`` (in the upright board's terms,
-    the photo's grid turned counter-clockwise ``quarter_turns`` times) of the board at
-    ``corners`` in a photo, found as :func:`vision.read.read_board` finds them (see
-    :func:`finder_of_frame`)."""
-    return finder_of_frame(frame, corners, quarter_turns, tileset, rectified).glyphs(squares)
-
-
 def finder_of_frame(
     frame: np.ndarray, corners: np.ndarray, quarter_turns: int,
     tileset: TileSet | None = None, rectified: np.ndarray | None = None,
