@@ -148,10 +148,9 @@ class ReadingSteps:
         known = [(sq.row, sq.col) for sq, tile in self.game.board.occupied().items()
                  if tile != BLANK and not tile.islower() and sq not in squares]
         blanks = self.game.unseen().get(BLANK, 0)
-        washed = set(getattr(event, "washed", ()))
         for square, glyph in letters_washed_out(finder, at, glyphs, known, blanks,
                                                 self._like_a_letter(classifier),
-                                                washed).items():
+                                                set(event.washed)).items():
             glyphs[at.index(square)] = glyph
         # With a word list the classifier reads first, and Tesseract (a few hundred
         # milliseconds a call) only runs at commit if the words as read are not all valid.

@@ -64,7 +64,7 @@ import numpy as np
 from scorer.squares import PREMIUM_LAYOUT
 from vision.geometry import GRID_SIZE, as_corners, grid_to_image, project
 from vision.locate import BoardNotFound, check_corners, locate_board
-from vision.missed_letters import letters_through_glare
+from vision.missed_letters import lettered_elsewhere, letters_through_glare
 from vision.occlusion import EdgeCover, EdgeOcclusion
 from vision.occupancy import OccupancyModel
 from vision.rectified import finder_of_frame, glyphs_of, rectify_with_margin
@@ -559,10 +559,6 @@ def _finger_squares(arm_blocks: np.ndarray, touched: np.ndarray, reach: int = 1,
 
 #: Letters whose stock samples tell a letter from a label's print where no tile set is given.
 _LATIN = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
-
-#: How many tiles known elsewhere on the board tell the letters' typical height, at most.
-_HEIGHT_SAMPLE = 24
 
 
 def _blanks_in_line(bare: np.ndarray, laid: np.ndarray, known: np.ndarray) -> np.ndarray:
@@ -1285,8 +1281,7 @@ class Tracker:
         turns = self.orientation
         finder = finder_of_frame(view.frame, view.corners, turns)
         known = _squares(_upright((self.known | laid) & ~squares, turns))
-        sample = list(known[:: max(1, len(known) // _HEIGHT_SAMPLE)])
-        heights = [glyph.height for glyph in finder.glyphs(sample) if glyph is not None]
+        heights = [glyph.height for _, glyph in lettered_elsewhere(finder, known)]
         if len(heights) < 3:
             return None
         chosen = list(_squares(_upright(squares, turns)))

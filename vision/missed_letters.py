@@ -429,11 +429,9 @@ def letters_washed_out(
     before).  A move's few new tiles may all lie under one reflection, with no lettered tile
     among them to tell the face's usual brightness and the letters' height.  Squares in the
     upright board's terms (the finder's, unturned)."""
-    if all(g is not None for g in glyphs) or len(known) < 3:
+    if all(g is not None for g in glyphs):
         return {}
-    # A sample across the board: its median face is unglared wherever one reflection lies.
-    known = sorted(set(known) - set(squares))[:: max(1, len(known) // KNOWN_SAMPLE)]
-    around = [(sq, g) for sq, g in zip(known, finder.glyphs(known), strict=True) if g is not None]
+    around = lettered_elsewhere(finder, known, squares)
     if len(around) < 3:
         return {}
     every = list(squares) + [sq for sq, _ in around]
@@ -450,8 +448,20 @@ def letters_washed_out(
     return found_again
 
 
-#: How many of the tiles known elsewhere on the board :func:`letters_washed_out` compares
-#: with, at most (their faces' median is steady by then; each costs a glyph search).
+def lettered_elsewhere(finder: GlyphFinder, known: Collection[tuple[int, int]],
+                       squares: Collection[tuple[int, int]] = ()
+                       ) -> list[tuple[tuple[int, int], Glyph]]:
+    """Tiles ``known`` on the board (not among ``squares``) with the letters they show: at
+    most :data:`KNOWN_SAMPLE`, spread across the board, so that their median face and letter
+    height are unglared wherever one reflection lies."""
+    chosen = sorted(set(known) - set(squares))
+    chosen = chosen[:: max(1, len(chosen) // KNOWN_SAMPLE)]
+    return [(sq, g) for sq, g in zip(chosen, finder.glyphs(chosen), strict=True)
+            if g is not None]
+
+
+#: How many of the tiles known elsewhere on the board :func:`lettered_elsewhere` samples,
+#: at most (their faces' median is steady by then; each costs a glyph search).
 KNOWN_SAMPLE = 24
 
 
