@@ -349,3 +349,47 @@ def test_a_shadow_with_an_edge_is_light_and_the_tiles_under_it_are_not():
 
     assert len(changed(_light_change(stable, current, 22.0)[0])) > 100
     assert changed(_light_change(stable, current, 22.0, local=True)[0]) == tiles
+
+
+def _board_blocks(tiles: list[tuple[int, int]]) -> np.ndarray:
+    """Block means (34 x 34, the grid and its margin) of a board: each premium kind one
+    colour, a cream face on ``tiles``, a little noise."""
+    from scorer.squares import PREMIUM_LAYOUT
+
+    rng = np.random.default_rng(2)
+    kinds = sorted({kind for row in PREMIUM_LAYOUT for kind in row})
+    colours = rng.uniform(40, 200, (len(kinds), 3)).astype(np.float32)
+    squares = np.array([[colours[kinds.index(kind)] for kind in row] for row in PREMIUM_LAYOUT])
+    for r, c in tiles:
+        squares[r, c] = (205, 225, 235)
+    blocks = np.full((34, 34, 3), 90.0, np.float32)
+    blocks[2:-2, 2:-2] = np.kron(squares, np.ones((2, 2, 1)))
+    return blocks + rng.normal(0, 2, blocks.shape).astype(np.float32)
+
+
+def test_a_reflection_is_told_in_one_still_and_a_move_is_no_reflection():
+    """With nothing to compare a still with (a game's first photo), a lamp's reflection is
+    told by the board's own colours: every square of a kind has one colour, and a reflection
+    mixes it with white.  The first move's tiles, lighter than the squares they lie on, are
+    too thin a line to pass for one."""
+    from tracker.board_states import _washed_alone
+
+    move = [(7, c) for c in range(4, 11)]
+    clear = _board_blocks(move)
+    nothing = np.zeros((15, 15), bool)
+    assert not _washed_alone(clear, nothing).any()
+    rows, cols = np.mgrid[0:34, 0:34]
+    # 0.8 white at the middle of square (4, 10), falling off over about two squares.
+    share = 0.8 * np.exp(-0.5 * (((rows - 2) / 2 - 4.25) ** 2 + ((cols - 2) / 2 - 10.25) ** 2)
+                         / 2.0 ** 2)[..., None]
+    washed = _washed_alone(clear * (1 - share) + 255 * share, nothing)
+    middles = 0.8 * np.exp(-0.5 * ((np.arange(15)[:, None] - 4) ** 2
+                                   + (np.arange(15)[None, :] - 10) ** 2) / 2.0 ** 2)
+    assert washed[middles >= 0.45].all()
+    assert not washed[middles < 0.15].any()
+    # The tiles known on a board are measured against the tiles' face, not their squares.
+    full = [(r, c) for r in range(3, 12) for c in range(2, 13) if (r + c) % 3]
+    known = np.zeros((15, 15), bool)
+    known[tuple(np.transpose(full))] = True
+    assert not _washed_alone(_board_blocks(full), known).any()
+    assert _washed_alone(_board_blocks(full), nothing).any()

@@ -63,6 +63,7 @@ import numpy as np
 
 from scorer.squares import PREMIUM_LAYOUT
 from vision.geometry import GRID_SIZE, as_corners, grid_to_image, project
+from vision.glyphs import Glyph
 from vision.locate import BoardNotFound, check_corners, locate_board
 from vision.missed_letters import lettered_elsewhere, letters_through_glare
 from vision.occlusion import EdgeCover, EdgeOcclusion
@@ -641,6 +642,64 @@ def _foreign(change: np.ndarray, unexplained: np.ndarray, arm_blocks: np.ndarray
     return np.isin(labels, patches[patches > 0])
 
 
+#: Each half-square block's surface (:data:`scorer.squares.PREMIUM_LAYOUT`'s kinds, numbered),
+#: and the number that stands for a tile's face.
+_KINDS = sorted({kind for row in PREMIUM_LAYOUT for kind in row})
+_SURFACE_BLOCKS = np.kron(np.array([[_KINDS.index(kind) for kind in row]
+                                    for row in PREMIUM_LAYOUT]), np.ones((2, 2), int))
+_FACE = len(_KINDS)
+
+
+def _washed_alone(blocks: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """The squares (15x15) a lamp's reflection washes out in one view (``blocks``, (34, 34)
+    block means with the margin), told without another view to compare with: where the
+    blocks around leave at most :data:`_FADED_IN` of the distance to white that their
+    surface leaves elsewhere on the board, every channel alike, over at least
+    :data:`_WASHED_AREA` squares.
+
+    Every empty square of a premium kind, and every tile face (``known``: the squares known
+    to hold one), has one colour wherever it lies; a reflection mixes it with white.  Each
+    block is measured against the median of its kind over the board (most of it is not under
+    the reflection), and takes the median of the blocks around it (:data:`_LOCAL_WINDOW` a
+    side, nothing washed beyond the grid): a move's new tiles, lighter than the squares they
+    lie on, are a line too thin to carry it, a reflection's pool is not.  A hand or a sleeve
+    lighter than the board changes each channel its own way, and is no reflection.
+    """
+    inner = blocks[2:-2, 2:-2].astype(np.float32)
+    kinds = np.where(np.kron(known, np.ones((2, 2), bool)), _FACE, _SURFACE_BLOCKS)
+    base = np.empty_like(inner)
+    for kind in np.unique(kinds):
+        chosen = kinds == kind
+        base[chosen] = np.median(inner[chosen], axis=0)
+    light = np.maximum(256.0 - base, 1.0)
+    left = np.log(np.maximum(256.0 - np.minimum(inner, 255.0), 1.0).sum(axis=2)
+                  / light.sum(axis=2))
+    coded = np.clip(np.round(left * 64.0) + 128.0, 0, 255).astype(np.uint8)
+    reach = _LOCAL_WINDOW // 2
+    agreed = cv2.medianBlur(cv2.copyMakeBorder(coded, reach, reach, reach, reach,
+                                               cv2.BORDER_CONSTANT, value=128),
+                            _LOCAL_WINDOW)[reach:-reach, reach:-reach]
+    share = np.exp((agreed.astype(np.float32) - 128.0) / 64.0)
+    fits = (np.abs(inner - (256.0 - light * share[..., None])).max(axis=2)
+            <= _WHITE_MIX_FIT).astype(np.float32)
+    around = cv2.blur(fits, (_LOCAL_WINDOW, _LOCAL_WINDOW), borderType=cv2.BORDER_REPLICATE)
+    washed = ((share <= math.exp(_FADED_IN)) & (around >= 0.5)).reshape(
+        SIZE, 2, SIZE, 2).any(axis=(1, 3))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(washed.astype(np.uint8),
+                                                                connectivity=8)
+    large = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= _WASHED_AREA)
+    return np.isin(labels, large[large > 0])
+
+
+#: Grey levels by which a block may differ from its surface mixed with white, in
+#: :func:`_washed_alone` (as a change that counts, :attr:`TrackerConfig.change_threshold`).
+_WHITE_MIX_FIT = 22.0
+#: Squares a reflection washes out at least, for :func:`_washed_alone`: one 0.5 white at its
+#: middle, of half axes 2 and 3.5 squares, washes out 22; two moves laid crosswise around
+#: a square washed out four in a real game's photo, a move along the board's edge three.
+_WASHED_AREA = 6
+
+
 def _per_square(blocks: np.ndarray) -> np.ndarray:
     """The largest of each square's four half-square values, (15, 15), from a (34, 34) array
     of the grid's blocks with its margin."""
@@ -1043,10 +1102,15 @@ class Tracker:
         view = self._view(time, frame)
         occupied = self._occupied(view)
         relocated = bool(events) and isinstance(events[-1], BoardRelocated)
+        # Squares a lamp's reflection washes out in this view (see _View.washed).
+        washed = np.zeros((SIZE, SIZE), bool)
         if self.stable is None:
             # Nothing to compare with yet: the tiles not known to be there are new.
             changed = appeared = occupied & ~self.known
             glared = unglared = faded = faded_out = np.zeros((SIZE, SIZE), bool)
+            if still:
+                # A reflection in it is told by the view alone: the letters decide there.
+                faded = washed = _washed_alone(view.blocks, self.known)
             unseen = self.known & ~occupied
             if still and int(unseen.sum()) >= CLEARED_FROM:
                 # More known tiles gone than any turn takes back (the final board gathered
@@ -1070,7 +1134,13 @@ class Tracker:
             unglared = _per_square(reflection >= -_WASHED_IN) > 0
             faded = _per_square(reflection <= _FADED_IN) > 0
             faded_out = _per_square(reflection >= -_FADED_IN) > 0
+            washed = faded.copy()
             if still and self.stable.washed is not None:
+                # A reflection that neither came nor went (a lamp over a camera on a stand)
+                # washes out the same squares in this still as in the last, where this still
+                # shows it too (one that went by less than the change that tells is gone).
+                washed |= self.stable.washed & ~faded_out & _washed_alone(view.blocks,
+                                                                         self.known)
                 faded_out |= self.stable.washed & ~faded
             if still:
                 difference, registered = _still_differences(
@@ -1108,6 +1178,8 @@ class Tracker:
         unseen_there = glared
         lit = faded | faded_out
         through = None
+        # New tiles under a reflection, told by their letters: what changed there is explained.
+        lettered_new = np.zeros((SIZE, SIZE), bool)
         if still and lit.any():
             # Where a reflection came or went the colour that tells a tile from the board
             # fades in one of the views (an empty square brightened is taken for a tile, a
@@ -1120,13 +1192,14 @@ class Tracker:
             if through is not None:
                 lettered, unseen_there = through
                 removed &= ~(lit & lettered)
+                lettered_new = (lit | beside) & lettered & ~self.known
         seen_added = added.copy()
         # Squares examined again (a refused placement's) explain their own change: a tile
         # still there, or what was taken for one gone.
         # So do squares the game settled since the stable view was taken (a placement the
         # players gave, with a tile the view had missed).
         settled_since = self.known != self._known_at_stable
-        near = _near_one(added | removed | self._recheck | settled_since)
+        near = _near_one(added | removed | self._recheck | settled_since | lettered_new)
         # Where a reflection came or went the light is known less well than anywhere: its
         # middle changes a square that holds what it held (a tile there is decided on as
         # the still shows it, or the still is held back beside the tiles laid).
@@ -1266,7 +1339,7 @@ class Tracker:
             added |= _blanks_in_line(bare, added, self.known)
         events.extend(self._decide(time, view, added, removed, still,
                                    reference=finger is None, frame_compared=not relocated,
-                                   washed=faded))
+                                   washed=washed))
         return events
 
     def _letters_through_glare(self, view: _View, squares: np.ndarray, laid: np.ndarray
@@ -1282,13 +1355,22 @@ class Tracker:
         finder = finder_of_frame(view.frame, view.corners, turns)
         known = _squares(_upright((self.known | laid) & ~squares, turns))
         heights = [glyph.height for _, glyph in lettered_elsewhere(finder, known)]
-        if len(heights) < 3:
-            return None
         chosen = list(_squares(_upright(squares, turns)))
         stock = stock_classifier(self.letters)
-        lettered, white = letters_through_glare(
-            finder, chosen, float(np.median(heights)),
-            lambda glyphs: like_a_letter(glyphs, [stock]))
+
+        def like(glyphs: list[Glyph]) -> np.ndarray:
+            return like_a_letter(glyphs, [stock])
+
+        if len(heights) < 3:
+            # The first move, under the reflection itself: the letters that show there as
+            # they are (its edge, where it is faint) tell their height.
+            shown = [glyph for glyph in finder.glyphs(chosen) if glyph is not None]
+            if shown:
+                heights += [glyph.height for glyph, yes in zip(shown, like(shown), strict=True)
+                            if yes]
+        if len(heights) < 3:
+            return None
+        lettered, white = letters_through_glare(finder, chosen, float(np.median(heights)), like)
         return (_from_upright(_mask(sq for sq, yes in zip(chosen, lettered, strict=True) if yes),
                               turns),
                 _from_upright(_mask(sq for sq, yes in zip(chosen, white, strict=True) if yes),

@@ -427,12 +427,13 @@ def letters_washed_out(
     on the tiles known to lie under a lamp's reflection, ``washed``, whatever the blanks),
     compared with tiles ``known`` to show letters elsewhere on the board (the tiles a game laid
     before).  A move's few new tiles may all lie under one reflection, with no lettered tile
-    among them to tell the face's usual brightness and the letters' height.  Squares in the
-    upright board's terms (the finder's, unturned)."""
+    among them to tell the face's usual brightness and the letters' height; the first move has
+    no tiles before it, and is compared with its own tiles that show a letter.  Squares in
+    the upright board's terms (the finder's, unturned)."""
     if all(g is not None for g in glyphs):
         return {}
     around = lettered_elsewhere(finder, known, squares)
-    if len(around) < 3:
+    if len(around) + sum(g is not None for g in glyphs) < 3:
         return {}
     every = list(squares) + [sq for sq, _ in around]
     found: list[Glyph | None] = list(glyphs) + [g for _, g in around]
