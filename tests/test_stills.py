@@ -148,13 +148,15 @@ def test_a_shadow_somewhere_else_in_every_photo_changes_no_move(photos, record_s
 
 
 @needs_game
-@pytest.mark.parametrize("seed", [3, 5])
+@pytest.mark.parametrize("seed", [3, 5, 8])
 def test_a_reflection_in_some_photos_changes_no_move(photos, record_scores, seed):
     """Photos taken by hand under a lamp: its reflection falls on the board in some of them,
     each time elsewhere.  Where it came, a tile laid under it changed its square by a
     fraction of what it would, and a move lost a tile; where it went, its middle changed
     squares no tile explained, the later photos were set aside against the one that had it,
-    and the game fell apart."""
+    and the game fell apart.  Where it went, the photo shows the board clear: the print of a
+    premium square there, its contrast raised, passed for a letter, and an empty square for a
+    tile (seed 8: 355:329)."""
     rng = np.random.default_rng(seed)
     frames = [reflected(photo, tuple(rng.uniform(3.0, 12.0, 2)), rng.uniform(0, math.pi))
               if rng.random() < 0.3 else photo for photo in photos]

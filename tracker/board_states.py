@@ -1192,6 +1192,10 @@ class Tracker:
             if through is not None:
                 lettered, unseen_there = through
                 removed &= ~(lit & lettered)
+                # Where a reflection went, this still shows the board clear: a letter there
+                # is a tile's only where the occupancy sees one too (the print of a premium
+                # square, its contrast raised, passed for a letter in a real game's photo).
+                lettered &= washed | occupied
                 lettered_new = (lit | beside) & lettered & ~self.known
         seen_added = added.copy()
         # Squares examined again (a refused placement's) explain their own change: a tile
