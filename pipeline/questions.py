@@ -248,8 +248,6 @@ class QuestionSteps:
         now, events to settle after it, and notes for this turn.  Where the deferred squares
         were all the photo before showed new and are gone, that photo showed no placement: a
         :class:`tracker.NoPlacement` comes first (the event then follows it)."""
-        from scorer.board import Board
-        from scorer.rules import move_splits
         from tracker import MoveCommitted, NoPlacement
 
         deferred, self._deferred = self._deferred, None
@@ -289,9 +287,12 @@ class QuestionSteps:
             return MoveCommitted(event.time, moved, event.reason), [
                 MoveCommitted(event.time, rest, event.reason) if rest
                 else NoPlacement(event.time)], []
-        if not back or move_splits(Board(list(self.game.board.cells)), now):
+        if not back or self._could_be_moves(sorted(now)):
             return event, [], notes
-        # What stayed cannot be part of the moves since: it is the earlier turn, refused.
+        # What stayed cannot be part of the moves since (where the rules place it, or where
+        # its faces showing no letter are more than the blanks left): it is the earlier turn,
+        # refused, and asked about; refused again with the next move's tiles, it would be
+        # looked at again with every move after.
         rest = sorted(now - set(back))
         later = [MoveCommitted(event.time, tuple((sq.row, sq.col) for sq in rest),
                                event.reason)] if rest else []

@@ -122,6 +122,38 @@ def test_a_change_no_move_explains_is_dropped_when_the_next_photo_shows_nothing_
     assert "J8 J9 J10" in dropped, dropped  # the game's own (lettered) naming
 
 
+def with_mark_on_square(photo: np.ndarray, square: tuple[int, int],
+                        colour: tuple[int, int, int]) -> np.ndarray:
+    """``photo`` with a flat patch of ``colour`` (BGR) over most of one square (row, column):
+    a scrap of paper or a sticker the colour of a tile's face, left on the board."""
+    out = photo.copy()
+    to_image = grid_to_image(locate_board(photo).corners)
+    row, col = square
+    corners = [(col + 0.12, row + 0.12), (col + 0.88, row + 0.12), (col + 0.88, row + 0.88),
+               (col + 0.12, row + 0.88)]
+    cv2.fillConvexPoly(out, np.round(project(to_image, np.array(corners))).astype(np.int32),
+                       colour)
+    return out
+
+
+@needs_game
+def test_a_mark_like_a_blank_left_beside_the_tiles_spills_into_no_later_move(
+        photos, record_scores):
+    """A scrap of paper the colour of a tile's face left on an empty square beside the tiles
+    from the photo of move 24 on, which lays the last blank: no tile left can show no letter.
+    Refused, it came back beside the next move's tiles, which the rules could place with it;
+    refused again with them, it was looked at again with every move after, and move 25 was
+    never scored (343:386).  What comes back and cannot be a move with the next move's tiles
+    is now the earlier turn's, asked about once (the players say what was played), and the
+    moves after it are scored as they are."""
+    frames = [with_mark_on_square(photo, (5, 4), (150, 168, 168)) if n >= 24 else photo
+              for n, photo in enumerate(photos, start=1)]
+    pipeline, reports = replayed(frames)
+    assert final(pipeline) == record_scores
+    assert [r.kind for r in reports].count("unresolved") == 0
+    assert sum(q.kind == "placement" for q in pipeline.questions) <= 1
+
+
 @needs_game
 def test_a_photo_with_an_arm_across_the_board_is_set_aside(photos, record_scores):
     frames = list(photos)
