@@ -597,12 +597,22 @@ _BLANKS = 2
 _PLAIN = np.array([[kind == "." for kind in row] for row in PREMIUM_LAYOUT])
 
 
-def _lettered(view: _View, squares: np.ndarray) -> np.ndarray:
-    """Which of ``squares`` (15x15, the camera's view) show a letter in the view's photo."""
+def _lettered(view: _View, squares: np.ndarray,
+              letters: frozenset[str] | None = None) -> np.ndarray:
+    """Which of ``squares`` (15x15, the camera's view) show a letter in the view's photo;
+    with ``letters`` (a tile set's), only a glyph the stock samples of those find like a
+    letter (not the grain of a plain square, or a crease of skin)."""
     chosen = [(int(r), int(c)) for r, c in np.argwhere(squares)]
     found = glyphs_of(rectify_with_margin(view.frame, view.corners), chosen)
-    return _mask(square for square, glyph in zip(chosen, found, strict=True)
-                 if glyph is not None)
+    shown = [(square, glyph) for square, glyph in zip(chosen, found, strict=True)
+             if glyph is not None]
+    if letters is not None and shown:
+        from vision.letter_choice import like_a_letter
+        from vision.stock import stock_classifier
+
+        like = like_a_letter([glyph for _, glyph in shown], [stock_classifier(letters)])
+        shown = [pair for pair, yes in zip(shown, like, strict=True) if yes]
+    return _mask(square for square, _ in shown)
 
 
 def _letters_show(view: _View, squares: np.ndarray) -> bool:
@@ -1171,8 +1181,12 @@ class Tracker:
             # A tile the last still showed, looked at again, that the occupancy takes for an
             # empty square here (a tile at the board's edge seen by parallax half on the next
             # square, on a board of its own colour): its letter says it is there.  A premium
-            # square's own print would too.
-            added |= _lettered(view, missed)
+            # square's own print would too.  It showed its letter in the still refused, too:
+            # squares a hand covered there show the board's grain now, no letter.
+            shown = _lettered(view, missed, self.letters)
+            if shown.any() and self.stable is not None:
+                shown &= _lettered(self.stable, shown, self.letters)
+            added |= shown
         removed = ~occupied & self.known & changed
         # Squares under a reflection where nothing shows whether a tile was laid.
         unseen_there = glared
@@ -1191,6 +1205,8 @@ class Tracker:
             through = self._letters_through_glare(view, lit | beside, added)
             if through is not None:
                 lettered, unseen_there = through
+                # A square washed out to white that shows a letter all the same hides none.
+                unseen_there = unseen_there & ~lettered
                 removed &= ~(lit & lettered)
                 # Where a reflection went, this still shows the board clear: a letter there
                 # is a tile's only where the occupancy sees one too (the print of a premium
