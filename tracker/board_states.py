@@ -695,8 +695,8 @@ def _washed_alone(blocks: np.ndarray, known: np.ndarray) -> np.ndarray:
     around = cv2.blur(fits, (_LOCAL_WINDOW, _LOCAL_WINDOW), borderType=cv2.BORDER_REPLICATE)
     washed = ((share <= math.exp(_FADED_IN)) & (around >= 0.5)).reshape(
         SIZE, 2, SIZE, 2).any(axis=(1, 3))
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(washed.astype(np.uint8),
-                                                                connectivity=8)
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(washed.astype(np.uint8),
+                                                            connectivity=8)
     large = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= _WASHED_AREA)
     return np.isin(labels, large[large > 0])
 
@@ -705,7 +705,7 @@ def _washed_alone(blocks: np.ndarray, known: np.ndarray) -> np.ndarray:
 #: :func:`_washed_alone` (as a change that counts, :attr:`TrackerConfig.change_threshold`).
 _WHITE_MIX_FIT = 22.0
 #: Squares a reflection washes out at least, for :func:`_washed_alone`: one 0.5 white at its
-#: middle, of half axes 2 and 3.5 squares, washes out 22; two moves laid crosswise around
+#: middle, of half axes 2 and 3.5 squares, washes out about 22; two moves laid crosswise around
 #: a square washed out four in a real game's photo, a move along the board's edge three.
 _WASHED_AREA = 6
 
@@ -737,7 +737,9 @@ class _View:
     blocks: np.ndarray  # (34, 34, 3) half-square block means, margin included
     #: (15, 15) squares a lamp's reflection washed out in this view, where it is the
     #: reference: a tile laid there later changes them little (a washed green square and a
-    #: cream tile are alike).  None: not known.
+    #: cream tile are alike).  Where one came since the last view, or (a first view, or one
+    #: kept from the last) as the view alone shows it (:func:`_washed_alone`).  None: not
+    #: known.
     washed: np.ndarray | None = None
 
 
