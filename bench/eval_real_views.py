@@ -55,6 +55,11 @@ Each photo is read uncalibrated (``read_board(image, None, tileset)``, what ``ti
     (:func:`sim.hands.paste_hand`: shaded skin of one of five tones, a shadow, the photo's
     grain): a player still placing when the photo was taken.  The squares under it cannot be
     read; what counts is that they are said to be covered (flagged), and no letter invented.
+``moving hand``
+    The same, the skin uneven (blotches, creases, a shine) and the hand caught moving: smeared
+    0.5 to 2 squares along any direction, the board showing through where it passed only part
+    of the exposure (``paste_hand(moving=..., textured=True)``).  Its fingers' smear crosses
+    squares whose lines still show.
 ``shaken``
     The phone moved while the shutter was open: the whole picture blurred along one straight
     line (``vision.letters.Blur``) of 0.12 to 0.22 of a square's side in the photo, turned any
@@ -145,6 +150,8 @@ BOARD_BORDER = 0.08
 ASKEW_DEGREES = (6.0, 12.0)
 ASKEW_RADIUS = 0.45
 HAND_COVER = 0.2
+#: How far a hand caught moving is smeared (squares of the board, drawn per photo).
+HAND_SMEAR = (0.5, 2.0)
 SHADOW_DEPTH = 0.45
 GLARE_PEAK = 0.8
 GLARE_SQUARES = (2.0, 3.5)
@@ -320,6 +327,17 @@ def hand_over(image: np.ndarray, seed: int, cover: float = HAND_COVER) -> np.nda
     return paste_hand(image, corners, cover, np.random.default_rng(seed))[0]
 
 
+def moving_hand_over(image: np.ndarray, seed: int, cover: float = HAND_COVER) -> np.ndarray:
+    """The picture with a hand over ``cover`` of the grid, its skin uneven and caught moving
+    (smeared :data:`HAND_SMEAR` squares, drawn from ``seed``)."""
+    from sim.hands import paste_hand
+
+    corners = read_board(image, None, "en").corners
+    rng = np.random.default_rng(seed)
+    smear = float(rng.uniform(*HAND_SMEAR))
+    return paste_hand(image, corners, cover, rng, moving=smear, textured=True)[0]
+
+
 def shadowed(image: np.ndarray, seed: int, depth: float = SHADOW_DEPTH) -> np.ndarray:
     """The picture with a soft shadow, ``depth`` deep, over a band of the board from one side."""
     corners = np.asarray(locate_board(image, quality=False).corners, np.float32)
@@ -480,6 +498,7 @@ VIEWS: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
     "diagonal": aslant,
     "askew": tiles_askew,
     "hand": hand_over,
+    "moving hand": moving_hand_over,
     "shaken": shaken,
     "shadow": shadowed,
     "glare": glared,
@@ -497,8 +516,8 @@ VIEWS: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
 #: The views drawn at random (where the hand, the glare, the shadow lie, how far the camera
 #: shook...): ``--draws`` reads each photo under several draws of these; the others are the
 #: same at every draw, and read once.
-DRAWN = frozenset({"dim", "diagonal", "askew", "hand", "shaken", "shadow", "glare", "defocus",
-                   "grainy"})
+DRAWN = frozenset({"dim", "diagonal", "askew", "hand", "moving hand", "shaken", "shadow",
+                   "glare", "defocus", "grainy"})
 
 
 def read_views(photos: PhotoSet, name: str, views: list[str], draw: int = 0

@@ -64,7 +64,8 @@ def board_cover(mask: np.ndarray, grid_corners: np.ndarray | Sequence[Sequence[f
 def paste_hand(photo: np.ndarray, grid_corners: np.ndarray | Sequence[Sequence[float]],
                cover: float, rng: np.random.Generator | int | None,
                finger_on_tile: bool = False, *,
-               square: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+               square: tuple[int, int] | None = None, moving: float = 0.0,
+               textured: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``photo`` with a hand and arm over the board, and the mask of the pixels it covers.
 
     ``grid_corners`` are the playing grid's corners in the photo (top-left, top-right,
@@ -75,6 +76,13 @@ def paste_hand(photo: np.ndarray, grid_corners: np.ndarray | Sequence[Sequence[f
     its edge (``square``, row and column 0..14, when given; else a square one or two from a
     random edge); ``cover`` is then ignored.  The shadow falls close (the hand rests on the
     board).  The mask is boolean, True where the hand or its sleeve is.
+
+    ``textured``: the skin with a real hand's unevenness (blotches, knuckle creases, a shine
+    where it faces the lamp) rather than one smooth shade.  ``moving``: the hand caught moving
+    while the shutter was open, smeared this many squares of the board along a random
+    direction: the board shows through it where it passed only part of the exposure, as a
+    real hand reaching in does (the mask is then where it covered at least half the time).
+    Neither draws from ``rng`` unless asked for, so a hand without them stays the same.
     """
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     height, width = photo.shape[:2]
@@ -95,8 +103,67 @@ def paste_hand(photo: np.ndarray, grid_corners: np.ndarray | Sequence[Sequence[f
         lift = float(rng.uniform(0.3, 0.45))
     out = photo.copy()
     mask = _draw_hand(out, pose, config, None, grid_h, lift=lift)
+    if textured:
+        out = _uneven_skin(out, mask, rng, _square_side(corners))
+    if moving > 0:
+        out, mask = _smeared(out, photo, mask, moving * _square_side(corners),
+                             float(rng.uniform(0.0, 180.0)))
     out = _as_photographed(out, photo, rng)
     return out, mask > 0
+
+
+def _square_side(corners: np.ndarray) -> float:
+    """A square's side in pixels, from the grid's corners."""
+    return float(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1).mean()) / 15
+
+
+def _uneven_skin(drawn: np.ndarray, mask: np.ndarray, rng: np.random.Generator,
+                 square: float) -> np.ndarray:
+    """``drawn`` with the hand's skin made uneven: blotches a square or so across (±6 %),
+    fine creases and pores (±2 %), and a shine of up to a fifth of the way to white on the
+    parts lit most."""
+    inside = mask > 0
+    if not inside.any():
+        return drawn
+    height, width = mask.shape
+    coarse = rng.normal(0.0, 1.0, (max(2, int(height / square) + 2),
+                                   max(2, int(width / square) + 2))).astype(np.float32)
+    blotches = cv2.resize(coarse, (width, height), interpolation=cv2.INTER_CUBIC)
+    fine = cv2.GaussianBlur(rng.normal(0.0, 1.0, (height, width)).astype(np.float32),
+                            (0, 0), max(0.6, square / 30))
+    fine /= max(float(fine.std()), 1e-6)
+    factor = 1.0 + 0.06 * blotches + 0.02 * fine
+    out = drawn.astype(np.float32)
+    grey = out.mean(axis=2)
+    lit = grey >= np.percentile(grey[inside], 93)
+    shine = np.where(inside & lit, 0.2 * float(rng.uniform(0.3, 1.0)), 0.0).astype(np.float32)
+    shine = cv2.GaussianBlur(shine, (0, 0), max(1.0, square / 10))
+    out[inside] *= factor[inside][:, None]
+    out += shine[..., None] * (255.0 - out)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def _smeared(drawn: np.ndarray, photo: np.ndarray, mask: np.ndarray, length: float,
+             angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """The hand in ``drawn`` (where ``mask``) smeared ``length`` pixels along ``angle``
+    (degrees) over the board as ``photo`` shows it (its shadow left where it fell): each pixel
+    mixes the hand and the board by the share of the exposure the hand covered it.  And the
+    mask where the hand covered it at least half the time."""
+    reach = int(math.ceil(length / 2)) + 1
+    kernel = np.zeros((2 * reach + 1, 2 * reach + 1), np.float32)
+    dx = length / 2 * math.cos(math.radians(angle))
+    dy = length / 2 * math.sin(math.radians(angle))
+    cv2.line(kernel, (round(reach - dx), round(reach - dy)), (round(reach + dx), round(reach + dy)),
+             1.0, 1, cv2.LINE_AA)
+    kernel /= kernel.sum()
+    alpha = (mask > 0).astype(np.float32)
+    behind = drawn.copy()
+    behind[mask > 0] = photo[mask > 0]
+    covered = cv2.filter2D(alpha, -1, kernel, borderType=cv2.BORDER_REPLICATE)
+    hand = cv2.filter2D(drawn.astype(np.float32) * alpha[..., None], -1, kernel,
+                        borderType=cv2.BORDER_REPLICATE)
+    out = behind.astype(np.float32) * (1.0 - covered[..., None]) + hand
+    return np.clip(out, 0, 255).astype(np.uint8), (covered >= 0.5).astype(np.uint8)
 
 
 # ------------------------------------------------------------------------------- posing

@@ -109,9 +109,9 @@ def test_a_hand_over_a_full_board_leaves_the_tiles_in_sight_read():
 def test_a_finger_beyond_the_hand_found_is_no_sure_blank():
     """The real game's photo after move 3 with a hand reaching in from the right, its fingers
     over KÖDER and MÖSEN (``sim.hands.paste_hand``, seed 8897): the finger tips at C11 and D11
-    lie beyond the squares found covered, nearer in colour to the cream faces than to the
-    green squares, and showing no letter they were read as two blanks, sure.  Their middles
-    have none of the faces' colour: they are named unsure."""
+    lie beyond the squares whose lines the hand hides, nearer in colour to the cream faces
+    than to the green squares, and showing no letter they were read as two blanks, sure.
+    They show the hand's colours: they are covered, read empty and unsure."""
     image = photo(GAME / "image-3.jpg")
     corners = read_board(image, None, "de").corners
     seen = paste_hand(image, corners, 0.2, np.random.default_rng(8897))[0]
@@ -121,4 +121,27 @@ def test_a_finger_beyond_the_hand_found_is_no_sure_blank():
                    if reading.board[r][c] == "?" != known[r][c]
                    and reading.confidence[r, c] >= UNSURE_SHOWN]
     assert sure_blanks == []
-    assert reading.board[10][2:4] == "??"  # still shown, for the players to look at
+    assert {(10, 2), (10, 3)} <= set(reading.covered)
+    assert reading.board[10][2:4] == ".."
+
+
+def test_fingers_beyond_the_lines_a_hand_hides_are_covered_where_they_show_its_colours():
+    """A hand caught moving, its skin uneven (``paste_hand(moving=1.5, textured=True)``, as
+    ``bench/eval_real_views.py``'s view "moving hand" pastes it), over the real game's photo
+    after move 10: its smeared fingers hide the E of MÖSEN (E10) and the N of KÖDER's column
+    beside it without hiding the squares' lines.  The E was read empty, sure, and the N as an
+    I, sure.  The hand's colours, learnt where its lines are hidden, reach them: covered."""
+    name = "image-10.jpg"
+    image = photo(GAME / name)
+    corners = read_board(image, None, "en").corners
+    rng = np.random.default_rng(sum(map(ord, name)) + 7919)
+    smear = float(rng.uniform(0.5, 2.0))
+    seen = paste_hand(image, corners, 0.2, rng, moving=smear, textured=True)[0]
+    reading = read_board(seen, None, "de")
+    known = as_read(game_boards()[10])
+    unflagged = [(r, c) for r in range(15) for c in range(15)
+                 if reading.board[r][c] != known[r][c] and (
+                     reading.confidence[r, c] > 0.5 if reading.board[r][c] == "."
+                     else reading.confidence[r, c] >= UNSURE_SHOWN)]
+    assert unflagged == []
+    assert {(9, 4), (10, 4)} <= set(reading.covered)

@@ -34,6 +34,12 @@ False
 >>> hidden = covered_squares(board, side, margin)
 >>> bool(hidden[12:, 3:7].all()), bool(hidden[:9].any())
 (True, False)
+
+Fingers reach further than the lines tell: a finger over a row of tiles hides a letter but
+leaves most of each square's sides (the finger a third of a square wide), so a fingertip two
+squares beyond the hand read as a blank, or an E whose lower bar it hid as an F, sure of
+either.  :func:`reaching_further` follows the hand's own colours, learnt from the squares it
+covers, into the squares beside them (see there).
 """
 
 from __future__ import annotations
@@ -115,3 +121,114 @@ def covered_squares(grey: np.ndarray, square_px: int, margin: int) -> np.ndarray
                                                                np.uint8)).astype(bool)
         covered |= beside & (lost >= 2)
     return covered
+
+
+#: Pixels a square is sampled with a side for the covering thing's colour (its mean colour
+#: over as many patches).
+_COLOUR_PX = 8
+
+#: Colours the covered squares are grouped into: skin lit and shaded, a sleeve, and what of
+#: the board shows between the fingers.
+_COLOUR_GROUPS = 4
+
+#: A group's colour reaches this many times its pixels' root-mean-square spread in Lab, within
+#: these bounds (Lab units): a hand's shading varies a little, a smooth sleeve hardly at all.
+_COLOUR_REACH = 2.5
+_COLOUR_REACH_BOUNDS = (6.0, 20.0)
+
+#: A group is the covering thing's only where no square far from it (beyond the reach below)
+#: has three quarters as much of its colour as a square it reaches (:data:`_REACHED`): a group
+#: of the board's own colours (a DW square between two fingers, wooden tiles as pink as skin,
+#: the board in the hand's shadow) is not.
+_FAR_LIKE = 0.75
+
+#: A group whose share of each channel is within this of a far pixel's, the pixel this much
+#: lighter (L), could be the board there in the hand's shadow.
+_SHADE_SHARES = 0.03
+_SHADE_DARKER = 8.0
+
+#: A square beside the covered ones is covered too where this share of it has the covering
+#: thing's colour (a finger across a square is about a third of it) ...
+_REACHED = 0.25
+#: ... and so on, this many squares out from the region the lines found.
+_REACH_SQUARES = 4
+_FAR = _REACH_SQUARES + 1
+
+
+def reaching_further(bgr: np.ndarray, covered: np.ndarray, square_px: int,
+                     margin: int) -> np.ndarray:
+    """``covered`` (15, 15) grown into the squares beside it that show the covering thing's
+    colours (fingers, a sleeve's cuff), step by step up to :data:`_REACH_SQUARES` out, on a
+    rectified colour board (squares of ``square_px``, ``margin`` pixels around the grid).
+
+    The colours are learnt from the covered squares (grouped by k-means in Lab); a group
+    that also colours the squares far from the covered ones is the board's or the tiles',
+    and not followed.  Where no group is left (a hand as pink as the tiles), ``covered`` is
+    returned as it is.
+
+    >>> side, margin = 16, 8
+    >>> board = np.zeros((15 * side + 2 * margin,) * 2 + (3,), np.uint8)
+    >>> board[:] = (60, 140, 40)                     # a green board
+    >>> board[margin + 8 * side:, margin + 4 * side: margin + 8 * side] = (120, 150, 210)
+    >>> board[margin + 6 * side: margin + 8 * side, margin + 5 * side: margin + 6 * side] = (
+    ...     120, 150, 210)                           # an arm, and a finger reaching on
+    >>> covered = np.zeros((15, 15), bool); covered[8:, 4:8] = True   # where the lines went
+    >>> grown = reaching_further(board, covered, side, margin)
+    >>> bool(grown[6:8, 5].all()), int(grown.sum() - covered.sum())
+    (True, 2)
+    """
+    if not covered.any():
+        return covered
+    grid = bgr[margin:margin + SIZE * square_px, margin:margin + SIZE * square_px]
+    small = cv2.resize(grid, (SIZE * _COLOUR_PX, SIZE * _COLOUR_PX), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    per_pixel = np.kron(covered, np.ones((_COLOUR_PX, _COLOUR_PX), bool))
+    hand = lab[per_pixel]
+    if len(hand) < _COLOUR_GROUPS * 4:
+        return covered
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    # A fixed start (k-means++ from OpenCV's own generator): the same photo, the same groups.
+    cv2.setRNGSeed(0x5EED)
+    _, labels, centres = cv2.kmeans(hand, _COLOUR_GROUPS, None, criteria, 2,
+                                    cv2.KMEANS_PP_CENTERS)
+    labels = labels.ravel()
+    distance = np.linalg.norm(lab[..., None, :] - centres[None, None], axis=3)  # (H, W, K)
+    spread = np.array([np.sqrt(np.mean(np.sum((hand[labels == k] - centres[k]) ** 2, axis=1)))
+                       if (labels == k).any() else 0.0 for k in range(len(centres))])
+    reach = np.clip(_COLOUR_REACH * spread, *_COLOUR_REACH_BOUNDS)
+    far = cv2.dilate(covered.astype(np.uint8), np.ones((2 * _FAR - 1,) * 2, np.uint8)) == 0
+    if not far.any():
+        return covered
+    within = distance <= reach[None, None, :]
+    # The board in the hand's shadow is the board's colour, darker: its share of each channel
+    # is the board's.  A group is compared with the far squares by those shares too, where
+    # they are brighter.
+    ours = small.astype(np.float32)
+    ours /= np.maximum(ours.sum(axis=2, keepdims=True), 1.0)
+    theirs_bgr = cv2.cvtColor(centres.reshape(1, -1, 3).clip(0, 255).astype(np.uint8),
+                              cv2.COLOR_LAB2BGR).reshape(-1, 3).astype(np.float32)
+    theirs_bgr /= np.maximum(theirs_bgr.sum(axis=1, keepdims=True), 1.0)
+    shaded = (np.abs(ours[..., None, :] - theirs_bgr[None, None]).max(axis=3) <= _SHADE_SHARES) & (
+        lab[..., None, 0] >= centres[None, None, :, 0] + _SHADE_DARKER)
+    hue_within = within | shaded
+
+    def shares(coloured: np.ndarray) -> np.ndarray:
+        return cv2.resize(coloured.astype(np.float32), (SIZE, SIZE),
+                          interpolation=cv2.INTER_AREA)
+
+    theirs = [k for k in range(len(centres))
+              if shares(hue_within[..., k])[far].max() < _FAR_LIKE * _REACHED]
+    if not theirs:
+        return covered
+    if shares(hue_within[..., theirs].any(axis=2))[far].max() >= _FAR_LIKE * _REACHED:
+        return covered  # together they colour the board elsewhere too
+    share = shares(within[..., theirs].any(axis=2))
+    reached = share >= _REACHED
+    grown = covered.copy()
+    ring = np.ones((3, 3), np.uint8)
+    for _ in range(_REACH_SQUARES):
+        step = (cv2.dilate(grown.astype(np.uint8), ring) > 0) & reached & ~grown
+        if not step.any():
+            break
+        grown |= step
+    return grown
