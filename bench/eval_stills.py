@@ -28,7 +28,10 @@ move gives them (tilt, its direction and the turn about the lens each drawn with
 place 4 % of the picture; ``--handheld 2`` doubles the spreads): the grid is found again in
 every photo.  ``--turned N``: N clean photos of each game (never the first) saved turned by a
 quarter, a half or three quarters, as a phone held flat over the table saves them (it cannot
-tell which way is up).
+tell which way is up).  ``--moving-hands``: the hands over the board are caught moving (smeared
+0.5 to 2 squares along any direction, the board showing through where they passed only part of
+the exposure) and their skin is uneven (``sim.hands.paste_hand(moving=, textured=)``); the
+rest of each game is drawn as without.
 
 The pipeline's questions are answered by the game's own record (:class:`pipeline.RecordAnswers`
 on the generated game's GCG), as the players would.  Counted per game: moves found, moves
@@ -50,7 +53,8 @@ the cores shared).
 photos of a German game, one after each move, and its record), as ``tilecam replay FOLDER
 --stills --lettered-rows --tileset de --answers RECORD.gcg`` runs it (no profile, no word
 list): as is; with a synthetic hand pasted into three photos (drawn from ``--real-seed``)
-inserted as extra photos; the same three hand photos replacing their move's photo; three photos
+inserted as extra photos; the same three hand photos replacing their move's photo; hands caught
+moving (``--moving-hands``) inserted beside the same three photos; three photos
 with a finger on a tile near the edge; two photos left out (never the exchange's, move 15, the
 photo before it, nor the last); held by hand: every photo from a camera turned by up to 5
 degrees its own way, three of them smeared by the camera's motion (0.12 to 0.2 of a square,
@@ -64,7 +68,7 @@ place (a lamp over a camera on a stand).  Counted the same way.
 Usage: ``.venv/bin/python bench/eval_stills.py [--games 20] [--first-seed 1] [--seeds 3,7]
 [--size 1280x960] [--hands 2] [--fingers 1] [--missing 1] [--duplicates 1] [--no-profile]
 [--no-word-list] [--turns N] [--jobs 1] [--still-timeout 60] [--no-real] [--no-rendered]
-[--real-seed 1] [--handheld [SPREAD]] [--turned N] [--json FILE] [--verbose]``
+[--real-seed 1] [--handheld [SPREAD]] [--turned N] [--moving-hands] [--json FILE] [--verbose]``
 """
 
 from __future__ import annotations
@@ -202,17 +206,28 @@ def edge_tile(rows: Sequence[str], rng: np.random.Generator) -> tuple[int, int] 
     return pool[int(rng.integers(0, len(pool)))]
 
 
+#: How far a hand caught moving is smeared (squares of the board), with ``--moving-hands``.
+HAND_SMEAR = (0.5, 2.0)
+
+
 def perturbed(clean: Callable[[int], tuple[np.ndarray, np.ndarray]],
-              boards: Sequence[Sequence[str]], plan: Plan, rng: np.random.Generator) -> list[Still]:
+              boards: Sequence[Sequence[str]], plan: Plan, rng: np.random.Generator,
+              moving: np.random.Generator | None = None) -> list[Still]:
     """The stills of a game with the plan's perturbations.  ``clean(n)`` photographs the
     board after turn n (a new photo each call: image and grid corners); ``boards[n]`` is that
-    board's rows (``boards[0]`` the empty board)."""
+    board's rows (``boards[0]`` the empty board).  ``moving``: the hands over the board are
+    caught moving, their skin uneven (:data:`HAND_SMEAR` squares, drawn from it, so that the
+    rest is drawn as without)."""
     from sim.hands import board_cover, paste_hand
 
     def hand_photo(n: int) -> Still:
         image, corners = clean(n)
         cover = float(rng.uniform(0.1, 0.4))
-        image, mask = paste_hand(image, corners, cover, rng)
+        if moving is None:
+            image, mask = paste_hand(image, corners, cover, rng)
+        else:
+            image, mask = paste_hand(image, corners, cover, rng, look=moving, textured=True,
+                                     moving=float(moving.uniform(*HAND_SMEAR)))
         return Still(image, n, "hand", board_cover(mask, corners))
 
     stills: list[Still] = []
@@ -436,7 +451,7 @@ def run_rendered(seed: int, lexicon: Any, size: tuple[int, int], counts: dict[st
                  use_profile: bool = True, turns: int | None = None,
                  limit: float = 60.0, word_list: bool = True, handheld: float = 0.0,
                  turned: int = 0, empty_first: bool = False,
-                 after_game: bool = False) -> Outcome:
+                 after_game: bool = False, moving_hands: bool = False) -> Outcome:
     """One generated game (its first ``turns`` turns when given) as perturbed stills through
     the pipeline (with the word list the game was played with, or none); ``empty_first``: a
     photo of the empty board before the first turn's, as a person starting the game takes
@@ -469,7 +484,8 @@ def run_rendered(seed: int, lexicon: Any, size: tuple[int, int], counts: dict[st
     rng = np.random.default_rng([seed, 0x57111])
     kinds = [turn.kind for turn in played]
     plan = plan_perturbations(kinds, rng, **counts)
-    stills = perturbed(clean, boards, plan, rng)
+    stills = perturbed(clean, boards, plan, rng,
+                       np.random.default_rng([seed, 0x40E]) if moving_hands else None)
     if turned:
         # Drawn apart, so that the other perturbations stay those of a run without.
         stills = saved_turned(stills, turned, np.random.default_rng([seed, 0x7A2]))
@@ -573,9 +589,20 @@ def real_variants(seed: int) -> list[tuple[str, list[Still], int]]:
         if sides.get(n) == "after":
             inserted.append(hands[n])
     replaced = [hands.get(n, as_is[n - 1]) for n in range(1, 28)]
+    # The same photos with hands caught moving, drawn apart (the rest as without).
+    apart = np.random.default_rng([seed, 0x40E])
+    moving: dict[int, Still] = {}
+    for n in chosen:
+        image, mask = paste_hand(photos[n], corners, float(apart.uniform(0.1, 0.4)), apart,
+                                 moving=float(apart.uniform(*HAND_SMEAR)), textured=True)
+        moving[n] = Still(image, n, "hand", board_cover(mask, corners))
+    inserted_moving = [s for n in range(1, 28)
+                       for s in ([moving[n]] if sides.get(n) == "before" else [])
+                       + [as_is[n - 1]] + ([moving[n]] if sides.get(n) == "after" else [])]
     fingered = [fingers.get(n, as_is[n - 1]) for n in range(1, 28)]
     without = [s for s in as_is if s.turn not in left_out]
     covers = ", ".join(f"{n} {sides[n]} ({100 * hands[n].cover:.0f} %)" for n in chosen)
+    covers_moving = ", ".join(f"{n} {sides[n]} ({100 * moving[n].cover:.0f} %)" for n in chosen)
     held, shaken = held_by_hand(photos, corners, rng)
     turned = saved_turned(as_is, 4, np.random.default_rng([seed, 0x7A2]))
     quarters = ", ".join(f"{s.turn}" for s in turned if s.kind == "turned")
@@ -591,6 +618,7 @@ def real_variants(seed: int) -> list[tuple[str, list[Still], int]]:
         ("as is", as_is, 0),
         (f"hands inserted: photos {covers}", inserted, 0),
         (f"hands replacing photos {chosen}", replaced, 0),
+        (f"hands caught moving inserted: photos {covers_moving}", inserted_moving, 0),
         (f"finger on a tile in photos {sorted(fingers)}", fingered, 0),
         (f"photos {left_out} left out", without, 2),
         (f"held by hand, photos {shaken} smeared", held, 0),
@@ -792,6 +820,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--after-game", action="store_true",
                         help="a photo with a hand over the final board after the last turn's "
                              "(with --turns: a game stopped before anybody went out)")
+    parser.add_argument("--moving-hands", action="store_true",
+                        help="the hands over the board caught moving, their skin uneven")
     parser.add_argument("--verbose", action="store_true", help="print each run's notes")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
@@ -829,6 +859,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{f', {args.turned} photos turned' if args.turned else ''}"
               f"{', the empty board first' if args.empty_first else ''}"
               f"{', a hand over the final board after' if args.after_game else ''}"
+              f"{', hands caught moving' if args.moving_hands else ''}"
               f"{f', stopped after {args.turns} turns' if args.turns else ''}; "
               f"per game: {counts})")
         print(header("game", 9))
@@ -837,7 +868,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         task = dict(size=size, counts=counts, use_profile=not args.no_profile, turns=args.turns,
                     limit=args.still_timeout, word_list=not args.no_word_list,
                     handheld=args.handheld, turned=args.turned,
-                    empty_first=args.empty_first, after_game=args.after_game)
+                    empty_first=args.empty_first, after_game=args.after_game,
+                    moving_hands=args.moving_hands)
         if args.jobs > 1:
             pool = ProcessPoolExecutor(args.jobs)
             results: Iterator[Outcome | str] = pool.map(

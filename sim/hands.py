@@ -65,7 +65,8 @@ def paste_hand(photo: np.ndarray, grid_corners: np.ndarray | Sequence[Sequence[f
                cover: float, rng: np.random.Generator | int | None,
                finger_on_tile: bool = False, *,
                square: tuple[int, int] | None = None, moving: float = 0.0,
-               textured: bool = False) -> tuple[np.ndarray, np.ndarray]:
+               textured: bool = False, look: np.random.Generator | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
     """``photo`` with a hand and arm over the board, and the mask of the pixels it covers.
 
     ``grid_corners`` are the playing grid's corners in the photo (top-left, top-right,
@@ -82,7 +83,8 @@ def paste_hand(photo: np.ndarray, grid_corners: np.ndarray | Sequence[Sequence[f
     while the shutter was open, smeared this many squares of the board along a random
     direction: the board shows through it where it passed only part of the exposure, as a
     real hand reaching in does (the mask is then where it covered at least half the time).
-    Neither draws from ``rng`` unless asked for, so a hand without them stays the same.
+    Neither draws from ``rng`` unless asked for, so a hand without them stays the same;
+    ``look``, when given, draws them instead (the same hand, pose and shadow, as without).
     """
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     height, width = photo.shape[:2]
@@ -103,11 +105,12 @@ def paste_hand(photo: np.ndarray, grid_corners: np.ndarray | Sequence[Sequence[f
         lift = float(rng.uniform(0.3, 0.45))
     out = photo.copy()
     mask = _draw_hand(out, pose, config, None, grid_h, lift=lift)
+    look = rng if look is None else look
     if textured:
-        out = _uneven_skin(out, mask, rng, _square_side(corners))
+        out = _uneven_skin(out, mask, look, _square_side(corners))
     if moving > 0:
         out, mask = _smeared(out, photo, mask, moving * _square_side(corners),
-                             float(rng.uniform(0.0, 180.0)))
+                             float(look.uniform(0.0, 180.0)))
     out = _as_photographed(out, photo, rng)
     return out, mask > 0
 
