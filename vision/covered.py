@@ -12,7 +12,8 @@ the board, so the region runs to the grid's edge.
 running along it (within an eighth of a square either way: tiles lie a little off their
 squares), relative to the board's typical side; a square with at most one side left is unlined.
 Unlined squares joined into a region of :data:`COVERED_AT_LEAST` or more that touches the
-grid's outer row or column are covered, with the squares beside them that lost two sides (a
+grid's outer row or column, and whose lines are not merely faint (:data:`FAINT_LINES`), are
+covered, with the squares beside them that lost two sides (a
 hand's edge crosses them).
 
 Measured on the labelled real photos (``bench/eval_real_views.py``): read in every view but
@@ -38,8 +39,8 @@ False
 Fingers reach further than the lines tell: a finger over a row of tiles hides a letter but
 leaves most of each square's sides (the finger a third of a square wide), so a fingertip two
 squares beyond the hand read as a blank, or an E whose lower bar it hid as an F, sure of
-either.  :func:`reaching_further` follows the hand's own colours, learnt from the squares it
-covers, into the squares beside them (see there).
+either.  :func:`reaching_further` follows the hand's own colours (:func:`own_colours`),
+learnt from the squares it covers, into the squares beside them.
 """
 
 from __future__ import annotations
@@ -60,6 +61,15 @@ SIDE_SHOWN = 0.35
 #: (a finger alone covers one or two squares, and a word's faint gaps leave a few squares of
 #: a clean photo unlined; a hand over the board hides a dozen and more).
 COVERED_AT_LEAST = 6
+
+
+#: An unlined region whose sides are typically this share of the board's or stronger still
+#: shows its lines, faint: a blur (a shaken or unfocused photo) took them, not a hand.  The
+#: lines between empty squares are the board's faintest, and a full board's tile edges set the
+#: typical side; blurred, such regions kept 0.24 to 0.32 of it (game01's full boards, shaken
+#: or out of focus), where a hand over the board, still or caught moving, left 0.03 to 0.17
+#: (the labelled real photos, ``bench/eval_real_views.py``'s views "hand" and "moving hand").
+FAINT_LINES = 0.2
 
 
 #: How far apart (pixels) the three samples across a line are: a line three pixels wide, or
@@ -114,7 +124,8 @@ def covered_squares(grey: np.ndarray, square_px: int, margin: int) -> np.ndarray
     covered = np.zeros((SIZE, SIZE), bool)
     for k in range(1, count):
         region = labels == k
-        if stats[k, cv2.CC_STAT_AREA] >= COVERED_AT_LEAST and (region & edge).any():
+        if (stats[k, cv2.CC_STAT_AREA] >= COVERED_AT_LEAST and (region & edge).any()
+                and float(median(sides[:, region].ravel())) < FAINT_LINES * typical):
             covered |= region
     if covered.any():
         beside = cv2.dilate(covered.astype(np.uint8), np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]],
@@ -155,37 +166,28 @@ _REACH_SQUARES = 4
 _FAR = _REACH_SQUARES + 1
 
 
-def reaching_further(bgr: np.ndarray, covered: np.ndarray, square_px: int,
-                     margin: int) -> np.ndarray:
-    """``covered`` (15, 15) grown into the squares beside it that show the covering thing's
-    colours (fingers, a sleeve's cuff), step by step up to :data:`_REACH_SQUARES` out, on a
-    rectified colour board (squares of ``square_px``, ``margin`` pixels around the grid).
+def own_colours(bgr: np.ndarray, covered: np.ndarray, square_px: int,
+                margin: int) -> np.ndarray | None:
+    """How much of each square (15, 15) shows the colours of what covers ``covered`` on a
+    rectified colour board (squares of ``square_px``, ``margin`` pixels around the grid), or
+    None where it has none of its own.
 
-    The colours are learnt from the covered squares (grouped by k-means in Lab); a group
-    that also colours the squares far from the covered ones is the board's or the tiles',
-    and not followed.  Where no group is left (a hand as pink as the tiles), ``covered`` is
-    returned as it is.
-
-    >>> side, margin = 16, 8
-    >>> board = np.zeros((15 * side + 2 * margin,) * 2 + (3,), np.uint8)
-    >>> board[:] = (60, 140, 40)                     # a green board
-    >>> board[margin + 8 * side:, margin + 4 * side: margin + 8 * side] = (120, 150, 210)
-    >>> board[margin + 6 * side: margin + 8 * side, margin + 5 * side: margin + 6 * side] = (
-    ...     120, 150, 210)                           # an arm, and a finger reaching on
-    >>> covered = np.zeros((15, 15), bool); covered[8:, 4:8] = True   # where the lines went
-    >>> grown = reaching_further(board, covered, side, margin)
-    >>> bool(grown[6:8, 5].all()), int(grown.sum() - covered.sum())
-    (True, 2)
+    The colours are learnt from the covered squares (grouped by k-means in Lab); a group that
+    also colours the squares far from the covered ones (or is the board's colour there, in a
+    shadow) is the board's or the tiles', not the covering thing's.  None: nothing covered, or
+    every group is the board's (a hand as pink as wooden tiles, or no hand at all: the lines
+    between empty squares lost to a blur).
     """
     if not covered.any():
-        return covered
+        return None
     grid = bgr[margin:margin + SIZE * square_px, margin:margin + SIZE * square_px]
     small = cv2.resize(grid, (SIZE * _COLOUR_PX, SIZE * _COLOUR_PX), interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
     per_pixel = np.kron(covered, np.ones((_COLOUR_PX, _COLOUR_PX), bool))
     hand = lab[per_pixel]
-    if len(hand) < _COLOUR_GROUPS * 4:
-        return covered
+    far = cv2.dilate(covered.astype(np.uint8), np.ones((2 * _FAR - 1,) * 2, np.uint8)) == 0
+    if len(hand) < _COLOUR_GROUPS * 4 or not far.any():
+        return None
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
     # A fixed start (k-means++ from OpenCV's own generator): the same photo, the same groups.
     cv2.setRNGSeed(0x5EED)
@@ -196,9 +198,6 @@ def reaching_further(bgr: np.ndarray, covered: np.ndarray, square_px: int,
     spread = np.array([np.sqrt(np.mean(np.sum((hand[labels == k] - centres[k]) ** 2, axis=1)))
                        if (labels == k).any() else 0.0 for k in range(len(centres))])
     reach = np.clip(_COLOUR_REACH * spread, *_COLOUR_REACH_BOUNDS)
-    far = cv2.dilate(covered.astype(np.uint8), np.ones((2 * _FAR - 1,) * 2, np.uint8)) == 0
-    if not far.any():
-        return covered
     within = distance <= reach[None, None, :]
     # The board in the hand's shadow is the board's colour, darker: its share of each channel
     # is the board's.  A group is compared with the far squares by those shares too, where
@@ -210,20 +209,42 @@ def reaching_further(bgr: np.ndarray, covered: np.ndarray, square_px: int,
     theirs_bgr /= np.maximum(theirs_bgr.sum(axis=1, keepdims=True), 1.0)
     shaded = (np.abs(ours[..., None, :] - theirs_bgr[None, None]).max(axis=3) <= _SHADE_SHARES) & (
         lab[..., None, 0] >= centres[None, None, :, 0] + _SHADE_DARKER)
-    hue_within = within | shaded
+    board_like = within | shaded
 
     def shares(coloured: np.ndarray) -> np.ndarray:
         return cv2.resize(coloured.astype(np.float32), (SIZE, SIZE),
                           interpolation=cv2.INTER_AREA)
 
     theirs = [k for k in range(len(centres))
-              if shares(hue_within[..., k])[far].max() < _FAR_LIKE * _REACHED]
-    if not theirs:
+              if shares(board_like[..., k])[far].max() < _FAR_LIKE * _REACHED]
+    if not theirs or shares(board_like[..., theirs].any(axis=2))[far].max() >= (
+            _FAR_LIKE * _REACHED):
+        return None  # each, or all together, colour the board elsewhere too
+    return shares(within[..., theirs].any(axis=2))
+
+
+def reaching_further(covered: np.ndarray, own: np.ndarray | None) -> np.ndarray:
+    """``covered`` (15, 15) grown into the squares beside it where at least :data:`_REACHED`
+    of a square shows the covering thing's ``own`` colours (:func:`own_colours`; None: it has
+    none, and ``covered`` is returned as it is), step by step up to :data:`_REACH_SQUARES`
+    out: fingers, a sleeve's cuff.
+
+    >>> side, margin = 16, 8
+    >>> board = np.zeros((15 * side + 2 * margin,) * 2 + (3,), np.uint8)
+    >>> board[:] = (60, 140, 40)                     # a green board
+    >>> board[margin + 8 * side:, margin + 4 * side: margin + 8 * side] = (120, 150, 210)
+    >>> board[margin + 6 * side: margin + 8 * side, margin + 5 * side: margin + 6 * side] = (
+    ...     120, 150, 210)                           # an arm, and a finger reaching on
+    >>> covered = np.zeros((15, 15), bool); covered[8:, 4:8] = True   # where the lines went
+    >>> grown = reaching_further(covered, own_colours(board, covered, side, margin))
+    >>> bool(grown[6:8, 5].all()), int(grown.sum() - covered.sum())
+    (True, 2)
+    >>> own_colours(board, covered, side, margin)[0, 0] == 0.0   # none on the bare board
+    np.True_
+    """
+    if own is None:
         return covered
-    if shares(hue_within[..., theirs].any(axis=2))[far].max() >= _FAR_LIKE * _REACHED:
-        return covered  # together they colour the board elsewhere too
-    share = shares(within[..., theirs].any(axis=2))
-    reached = share >= _REACHED
+    reached = own >= _REACHED
     grown = covered.copy()
     ring = np.ones((3, 3), np.uint8)
     for _ in range(_REACH_SQUARES):

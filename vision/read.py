@@ -58,7 +58,7 @@ from vision.blanks import (
     stray_marks,
     unmatched_faces,
 )
-from vision.covered import covered_squares, reaching_further
+from vision.covered import covered_squares, own_colours, reaching_further
 from vision.deblur import MOTION_WARNING, deblurred_for_letters
 from vision.glyphs import BLANK, Glyph, GlyphFinder, crop_margin_px
 from vision.huge_pages import use_huge_pages
@@ -368,9 +368,9 @@ def read_board(
     # The rectified grid in grey, made once: the covered squares, the noise check and the
     # glyphs' finder (which reads the grey alone) all look at it.
     rectified_grey = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY)
+    hidden = covered_squares(rectified_grey, SQUARE_PX, crop_margin_px(SQUARE_PX))
     hidden = reaching_further(
-        rectified, covered_squares(rectified_grey, SQUARE_PX, crop_margin_px(SQUARE_PX)),
-        SQUARE_PX, crop_margin_px(SQUARE_PX))
+        hidden, own_colours(rectified, hidden, SQUARE_PX, crop_margin_px(SQUARE_PX)))
     def tiles_seen(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         # The profile's occupancy model learnt the colours of its own camera, light and white
         # balance; a photo from elsewhere is judged by the uncalibrated model.
