@@ -54,7 +54,8 @@ photos of a German game, one after each move, and its record), as ``tilecam repl
 --stills --lettered-rows --tileset de --answers RECORD.gcg`` runs it (no profile, no word
 list): as is; with a synthetic hand pasted into three photos (drawn from ``--real-seed``)
 inserted as extra photos; the same three hand photos replacing their move's photo; hands caught
-moving (``--moving-hands``) inserted beside the same three photos; three photos
+moving (``--moving-hands``) inserted beside the same three photos; a pen put down on the board
+and left there for three photos in a row (``sim.objects.paste_pen``); three photos
 with a finger on a tile near the edge; two photos left out (never the exchange's, move 15, the
 photo before it, nor the last); held by hand: every photo from a camera turned by up to 5
 degrees its own way, three of them smeared by the camera's motion (0.12 to 0.2 of a square,
@@ -556,6 +557,7 @@ def real_variants(seed: int) -> list[tuple[str, list[Still], int]]:
     from eval_real_views import glared, shadowed
 
     from sim.hands import board_cover, paste_hand
+    from sim.objects import paste_pen
     from vision.locate import BoardNotFound, locate_board
 
     photos = {n: cv2.imread(str(GAME / f"image-{n}.jpg")) for n in range(1, 28)}
@@ -596,6 +598,13 @@ def real_variants(seed: int) -> list[tuple[str, list[Still], int]]:
         image, mask = paste_hand(photos[n], corners, float(apart.uniform(0.1, 0.4)), apart,
                                  moving=float(apart.uniform(*HAND_SMEAR)), textured=True)
         moving[n] = Still(image, n, "hand", board_cover(mask, corners))
+    # A pen put down on the board, left there for three photos, drawn apart (the rest as
+    # without); never over the exchange's photos.
+    left = np.random.default_rng([seed, 0xBE7])
+    pen_from = int(left.choice([n for n in range(2, 26) if not {n, n + 1, n + 2} & {14, 15}]))
+    pen_state = int(left.integers(0, 2**31))
+    pen = [Still(paste_pen(photos[n], corners, np.random.default_rng(pen_state))[0], n)
+           if pen_from <= n < pen_from + PEN_PHOTOS else as_is[n - 1] for n in range(1, 28)]
     inserted_moving = [s for n in range(1, 28)
                        for s in ([moving[n]] if sides.get(n) == "before" else [])
                        + [as_is[n - 1]] + ([moving[n]] if sides.get(n) == "after" else [])]
@@ -620,6 +629,7 @@ def real_variants(seed: int) -> list[tuple[str, list[Still], int]]:
         (f"hands replacing photos {chosen}", replaced, 0),
         (f"hands caught moving inserted: photos {covers_moving}", inserted_moving, 0),
         (f"finger on a tile in photos {sorted(fingers)}", fingered, 0),
+        (f"a pen left on the board in photos {pen_from}-{pen_from + PEN_PHOTOS - 1}", pen, 0),
         (f"photos {left_out} left out", without, 2),
         (f"held by hand, photos {shaken} smeared", held, 0),
         (f"photos [{quarters}] saved turned", turned, 0),
@@ -630,6 +640,10 @@ def real_variants(seed: int) -> list[tuple[str, list[Still], int]]:
         ("a lamp's reflection in every photo, each time elsewhere", everywhere, 0),
         ("a lamp's reflection in every photo, always in the same place", fixed, 0),
     ]
+
+
+#: Photos in a row the real game's pen lies on the board in.
+PEN_PHOTOS = 3
 
 
 #: Share of the real game's photos with a lamp's reflection in them.

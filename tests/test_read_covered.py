@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from sim.hands import paste_hand
+from sim.objects import paste_pen
 from tests.real_photos import GAME, PHOTOS, as_read, game_boards, known_board
 from tests.real_photos import real_photo as photo
 from vision.covered import covered_squares
@@ -165,3 +166,21 @@ def test_a_full_board_out_of_focus_has_no_square_covered(name, squares):
     reading = read_board(blurred, None, "de")
     assert reading.covered == ()
     assert not any("covers" in warning for warning in reading.warnings())
+
+
+@pytest.mark.parametrize("n, draw", [(5, 0), (11, 1), (20, 1)])
+def test_a_pen_lying_across_a_tile_leaves_no_sure_blank(n, draw):
+    """A pen left lying on the real game's board (``sim.objects.paste_pen``) across a tile:
+    the letter under it is found no more (its stroke joins the pen's), and the face, a fifth
+    of it the pen's colour, was read as a blank, sure (the Ö of MÖSEN, the I of FIRNS).  A
+    blank's face is the tiles' colour all over: a face less than four fifths of it is unsure."""
+    image = photo(GAME / f"image-{n}.jpg")
+    corners = read_board(image, None, "de").corners
+    seen = paste_pen(image, corners, np.random.default_rng([len(f"image-{n}.jpg"), draw]))[0]
+    reading = read_board(seen, None, "de")
+    known = as_read(game_boards()[n])
+    sure_wrong = [(r, c) for r in range(15) for c in range(15)
+                  if reading.board[r][c] != known[r][c] and (
+                      reading.confidence[r, c] > 0.5 if reading.board[r][c] == "."
+                      else reading.confidence[r, c] >= UNSURE_SHOWN)]
+    assert sure_wrong == []

@@ -339,8 +339,10 @@ def not_blanks(
 
 #: Share of a bare square's middle within :data:`FACE_MATCH` of the tiles' faces below which
 #: it is no sure blank (:func:`unmatched_faces`).  The blanks of the real photos, as taken and
-#: under a hand, glare or a shadow, match 1.0; fingers over empty squares 0.0.
-BLANK_MATCH = 0.5
+#: under a hand, glare or a shadow, match 1.0 (and all but one of 368 rendered blanks 0.9 or
+#: more, :data:`MARKED_MATCH`); fingers over empty squares 0.0; a pen lying across a tile,
+#: its letter lost in the pen's stroke, 0.38 to 0.71.
+BLANK_MATCH = 0.8
 
 
 def unmatched_faces(
@@ -351,7 +353,7 @@ def unmatched_faces(
     the tiles' faces' colour (``face``: the two shares of :func:`face_likeness` per bare
     square; the second below :data:`BLANK_MATCH`), though nearer to it than to the board's:
     a finger resting on the board beyond the hand that was found over it (skin is nearer a
-    cream face than a green square), not a blank's clean face.
+    cream face than a green square), or a pen lying across a tile, not a blank's clean face.
 
     >>> g = Glyph(np.zeros((24, 24), np.float32), np.zeros((4, 4), np.uint8), 0.5)
     >>> unmatched_faces([(7, 6), (7, 7), (7, 8)], [None, g, None],

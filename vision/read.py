@@ -132,8 +132,8 @@ def sure_as_the_glyphs(guesses: Sequence[LetterGuess]) -> list[LetterGuess]:
 
 #: Confidence at most of a tile showing no letter whose face is in doubt: under glare
 #: (:func:`vision.missed_letters.faces_under_glare`), a blank or a letter washed out; of
-#: another colour than the tiles' faces (:func:`vision.blanks.unmatched_faces`), a finger or
-#: a sleeve rather than a blank; marked by a letter no glyph was found in (``?``, unread).
+#: another colour than the tiles' faces in part (:func:`vision.blanks.unmatched_faces`), a finger or
+#: a sleeve or a pen rather than a blank; marked by a letter no glyph was found in (``?``, unread).
 #: And of every tile read where the tiles' colour was in doubt
 #: (:attr:`BoardReading.colour_in_doubt`).  Named unsure.
 UNSURE_FACE = 0.45
