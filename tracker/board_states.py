@@ -750,6 +750,7 @@ class _HeldStill:
     time: float
     frame: np.ndarray
     signature: np.ndarray  # (15, 15) bool, the camera's view
+    unexplained: np.ndarray | None = None  # (15, 15) bool: the squares changed without a tile
 
 
 class Tracker:
@@ -1314,10 +1315,15 @@ class Tracker:
             signature = changed | removed | added
             same = self._held_still is not None and int(
                 (self._held_still.signature ^ signature).sum()) <= 2
+            if self._held_still is not None and not same and not arm and unexplained.any():
+                # The same squares unexplained, with tiles laid elsewhere since: something
+                # left lying on the board.
+                same = self._held_still.unexplained is not None and int(
+                    (self._held_still.unexplained ^ unexplained).sum()) <= 1
             if not same and not force:
                 # Something over the board (a hand still placing, an arm, a sleeve): this
                 # still is no turn; the next clear one is compared with the last clear one.
-                self._held_still = _HeldStill(time, frame, signature)
+                self._held_still = _HeldStill(time, frame, signature, unexplained)
                 self.counters["held_back"] += 1
                 self._held_in_a_row += 1
                 if self._held_in_a_row >= HELD_IN_A_ROW:
