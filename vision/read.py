@@ -132,9 +132,9 @@ def sure_as_the_glyphs(guesses: Sequence[LetterGuess]) -> list[LetterGuess]:
 
 #: Confidence at most of a tile showing no letter whose face is in doubt: under glare
 #: (:func:`vision.missed_letters.faces_under_glare`), a blank or a letter washed out; of
-#: another colour than the tiles' faces in part (:func:`vision.blanks.unmatched_faces`), a finger or
-#: a sleeve or a pen rather than a blank; marked by a letter no glyph was found in (``?``, unread).
-#: And of every tile read where the tiles' colour was in doubt
+#: another colour than the tiles' faces in part (:func:`vision.blanks.unmatched_faces`), a
+#: finger, a sleeve or a pen rather than a blank; marked by a letter no glyph was found in
+#: (``?``, unread).  And of every tile read where the tiles' colour was in doubt
 #: (:attr:`BoardReading.colour_in_doubt`).  Named unsure.
 UNSURE_FACE = 0.45
 #: :func:`vision.locate.check_corners` score below which a profile's fixed-camera corners are
