@@ -189,10 +189,13 @@ def own_colours(bgr: np.ndarray, covered: np.ndarray, square_px: int,
     if len(hand) < _COLOUR_GROUPS * 4 or not far.any():
         return None
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
-    # A fixed start (k-means++ from OpenCV's own generator): the same photo, the same groups.
-    cv2.setRNGSeed(0x5EED)
-    _, labels, centres = cv2.kmeans(hand, _COLOUR_GROUPS, None, criteria, 2,
-                                    cv2.KMEANS_PP_CENTERS)
+    # Started from the pixels ranked by lightness in equal parts: the same photo, the same
+    # groups, and OpenCV's random generator left alone.
+    start = np.empty(len(hand), np.int32)
+    ranks = np.arange(len(hand)) * _COLOUR_GROUPS // len(hand)
+    start[np.argsort(hand[:, 0], kind="stable")] = ranks
+    _, labels, centres = cv2.kmeans(hand, _COLOUR_GROUPS, start.reshape(-1, 1), criteria, 1,
+                                    cv2.KMEANS_USE_INITIAL_LABELS)
     labels = labels.ravel()
     distance = np.linalg.norm(lab[..., None, :] - centres[None, None], axis=3)  # (H, W, K)
     spread = np.array([np.sqrt(np.mean(np.sum((hand[labels == k] - centres[k]) ** 2, axis=1)))
