@@ -583,13 +583,14 @@ def real_variants(seed: int) -> list[tuple[str, list[Still], int]]:
     left_out = sorted(int(n) for n in rng.choice(allowed, 2, replace=False))
 
     as_is = [Still(photos[n], n) for n in range(1, 28)]
-    inserted: list[Still] = []
-    for n in range(1, 28):
-        if sides.get(n) == "before":
-            inserted.append(hands[n])
-        inserted.append(as_is[n - 1])
-        if sides.get(n) == "after":
-            inserted.append(hands[n])
+
+    def with_inserted(extra: dict[int, Still]) -> list[Still]:
+        # Each hand photo taken before or after its move's clear one.
+        return [still for n in range(1, 28)
+                for still in ([extra[n]] if sides.get(n) == "before" else [])
+                + [as_is[n - 1]] + ([extra[n]] if sides.get(n) == "after" else [])]
+
+    inserted = with_inserted(hands)
     replaced = [hands.get(n, as_is[n - 1]) for n in range(1, 28)]
     # The same photos with hands caught moving, drawn apart (the rest as without).
     apart = np.random.default_rng([seed, 0x40E])
@@ -605,9 +606,7 @@ def real_variants(seed: int) -> list[tuple[str, list[Still], int]]:
     pen_state = int(left.integers(0, 2**31))
     pen = [Still(paste_pen(photos[n], corners, np.random.default_rng(pen_state))[0], n)
            if pen_from <= n < pen_from + PEN_PHOTOS else as_is[n - 1] for n in range(1, 28)]
-    inserted_moving = [s for n in range(1, 28)
-                       for s in ([moving[n]] if sides.get(n) == "before" else [])
-                       + [as_is[n - 1]] + ([moving[n]] if sides.get(n) == "after" else [])]
+    inserted_moving = with_inserted(moving)
     fingered = [fingers.get(n, as_is[n - 1]) for n in range(1, 28)]
     without = [s for s in as_is if s.turn not in left_out]
     covers = ", ".join(f"{n} {sides[n]} ({100 * hands[n].cover:.0f} %)" for n in chosen)
