@@ -59,8 +59,8 @@ def _middles(image: np.ndarray, squares: list[tuple[int, int]], square_px: int) 
     inset = int(FACE_INSET * square_px)
     side = square_px - 2 * inset
     # Every square's middle gathered at once (the same pixels in the same order as one slice
-    # each), from a view of the picture as a grid of the squares' middles.
-    image = np.ascontiguousarray(image)
+    # each), from a view of the picture as a grid of the squares' middles: a turned picture's
+    # own strides serve, with no copy of it.
     start = margin + inset
     across = ((image.shape[0] - start - side) // square_px + 1,
               (image.shape[1] - start - side) // square_px + 1)

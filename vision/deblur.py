@@ -615,21 +615,29 @@ def _moved(blur: tuple[float, float, float], length: float,
 
 def _transfer(psf: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     """The optical transfer function of ``psf`` (centred) for an image of ``shape``, in
-    ``np.fft.rfft2``'s layout: the small kernel's Fourier sum, as two matrix products (far
+    ``np.fft.fft2``'s layout: the small kernel's Fourier sum, as two matrix products (far
     cheaper than transforming a whole image of zeros).
 
     >>> psf = motion_psf(3.0, 30.0)
     >>> padded = np.zeros((16, 16)); padded[:psf.shape[0], :psf.shape[1]] = psf
     >>> padded = np.roll(padded, (-(psf.shape[0] // 2), -(psf.shape[1] // 2)), axis=(0, 1))
-    >>> bool(np.allclose(_transfer(psf, (16, 16)), np.fft.rfft2(padded), atol=1e-6))
+    >>> bool(np.allclose(_transfer(psf, (16, 16)), np.fft.fft2(padded), atol=1e-6))
     True
     """
     kh, kw = psf.shape
     ys = np.arange(kh) - kh // 2
     xs = np.arange(kw) - kw // 2
     rows = np.exp(-2j * np.pi * np.outer(np.fft.fftfreq(shape[0]), ys))
-    cols = np.exp(-2j * np.pi * np.outer(xs, np.fft.rfftfreq(shape[1])))
+    cols = np.exp(-2j * np.pi * np.outer(xs, np.fft.fftfreq(shape[1])))
     return (rows @ psf.astype(np.float64) @ cols).astype(np.complex64)
+
+
+def _roughness_power(shape: tuple[int, int]) -> np.ndarray:
+    """The 5-point Laplacian's power at each frequency of an image of ``shape`` (float32,
+    ``np.fft.fft2``'s layout): the sum of one term per axis, squared."""
+    across = [(2.0 - 2.0 * np.cos(2 * np.pi * np.fft.fftfreq(n))).astype(np.float32)
+              for n in shape]
+    return np.square(across[0][:, None] + across[1][None, :])
 
 
 def wiener(grey: np.ndarray, psf: np.ndarray, roughness: float = ROUGHNESS) -> np.ndarray:
@@ -651,16 +659,18 @@ def wiener(grey: np.ndarray, psf: np.ndarray, roughness: float = ROUGHNESS) -> n
     fh, fw = cv2.getOptimalDFTSize(h), cv2.getOptimalDFTSize(w)
     padded = cv2.copyMakeBorder(padded, 0, fh - h, 0, fw - w, cv2.BORDER_REFLECT_101)
     otf = _transfer(psf, (fh, fw))
-    fy = np.fft.fftfreq(fh)[:, None]
-    fx = np.fft.rfftfreq(fw)[None, :]
-    # The 5-point Laplacian's power at each frequency: noise and ringing are rough, the
-    # letters' strokes (a few pixels wide) much less so.
-    laplacian = (4.0 - 2.0 * np.cos(2 * np.pi * fx) - 2.0 * np.cos(2 * np.pi * fy)) ** 2
-    spectrum = np.fft.rfft2(padded)
-    restored = np.fft.irfft2(
-        spectrum * np.conj(otf) / (np.abs(otf) ** 2 + roughness * laplacian), s=(fh, fw))
-    return restored[reach : reach + grey.shape[0], reach : reach + grey.shape[1]].astype(
-        np.float32)
+    # Noise and ringing are rough, the letters' strokes (a few pixels wide) much less so.
+    weight = otf.real * otf.real + otf.imag * otf.imag
+    weight += np.float32(roughness) * _roughness_power((fh, fw))
+    np.reciprocal(weight, out=weight)
+    # OpenCV's transforms, in single precision as NumPy's would be on float32, take a third
+    # of the time of NumPy's on a board's picture (900 pixels a side: 9 ms against 23).
+    spectrum = cv2.dft(padded, flags=cv2.DFT_COMPLEX_OUTPUT).view(np.complex64)[..., 0]
+    spectrum *= np.conj(otf)
+    spectrum *= weight
+    restored = cv2.idft(spectrum.view(np.float32).reshape(fh, fw, 2),
+                        flags=cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE)
+    return restored[reach : reach + grey.shape[0], reach : reach + grey.shape[1]]
 
 
 def board_box(corners: np.ndarray, shape: tuple[int, ...],
