@@ -281,6 +281,29 @@ def test_a_pen_left_lying_on_the_board_for_three_photos_changes_no_move(
 
 
 @needs_game
+def test_tiles_that_show_their_letters_beside_a_pen_lying_on_them_are_not_lost(photos):
+    """A pen left across the board for three photos (``bench/eval_stills.py``'s real variant,
+    seed 1), the next move laid under and beside it: O.E at 7G, the pen across the O.  The
+    squares of that move touch the pen's, and were left out with them; the view with the pen
+    became the reference, showed the tiles there still, and the move was lost (G7 and I7
+    empty on the final board).  Tiles beside it that show their letters are looked at again
+    in the next photo, and the O once the pen is gone: every tile of the game ends on the
+    board (the O hidden under the pen until then is still scored late)."""
+    from sim.objects import paste_pen
+
+    corners = np.asarray(locate_board(photos[0]).corners, np.float64)
+    drawn = np.random.default_rng([1, 0xBE7])
+    first = int(drawn.choice([n for n in range(2, 26) if not {n, n + 1, n + 2} & {14, 15}]))
+    assert first == 10
+    state = int(drawn.integers(0, 2**31))
+    pen = [paste_pen(photo, corners, np.random.default_rng(state))[0]
+           if first <= n < first + 3 else photo for n, photo in enumerate(photos, start=1)]
+    pipeline, _ = replayed(pen)
+    truth = RecordAnswers(record(), lettered_rows=True, tileset="de").result.game
+    assert pipeline.game.board.occupied() == truth.board.occupied()
+
+
+@needs_game
 def test_a_clear_photo_of_the_board_a_photo_set_aside_showed_is_asked_about(
         photos, record_scores):
     # Move 14's only photo has an arm over the board; the next, move 15's, an exchange, shows

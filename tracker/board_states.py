@@ -1310,6 +1310,7 @@ class Tracker:
                 added = np.zeros_like(added)
                 removed = np.zeros_like(removed)
         self._obstruction = self._obstructed_since = None
+        set_aside: np.ndarray | None = None
         if still and obstructed:
             self.counters["obstructed"] += 1
             signature = changed | removed | added
@@ -1347,7 +1348,17 @@ class Tracker:
             # squares the change cannot explain are left to the players rather than guessed.
             if not removal_ok:
                 removed = np.zeros_like(removed)
-            added &= ~_foreign(changed | added, unexplained, arm_blocks)
+            foreign = _foreign(changed | added, unexplained, arm_blocks)
+            # Tiles beside it that show their letters (a move laid under a pen left lying
+            # across the board) are looked at again in the next still, whose tiles they join
+            # once it is clear there: left out for good, such a move was lost, as the view
+            # that hid it became the reference.  A finger taken for tiles shows no letter.
+            set_aside = added & foreign
+            if set_aside.any() and not arm:
+                set_aside = _lettered(view, set_aside, self.letters)
+            else:
+                set_aside[:] = False
+            added &= ~foreign
             if force and not (added | removed).any():
                 # The source ended on a still set aside that shows nothing new where it is
                 # clear: no turn, as a still set aside is none (a hand over the final board,
@@ -1359,6 +1370,8 @@ class Tracker:
                 return events
         self._held_still = None
         self._recheck[:] = False
+        if set_aside is not None:
+            self._recheck |= set_aside
         if through is not None:
             new_there = lit & ~self.known & ~unseen_there
             left_out = seen_added & ~added  # (a finger's, something over the board's)
