@@ -393,3 +393,23 @@ def test_a_reflection_is_told_in_one_still_and_a_move_is_no_reflection():
     known[tuple(np.transpose(full))] = True
     assert not _washed_alone(_board_blocks(full), known).any()
     assert _washed_alone(_board_blocks(full), nothing).any()
+
+
+def test_a_turned_view_is_told_from_the_last_one_on_the_tiles_the_grid_was_fitted_to():
+    """A photo turned from the last one, with fewer than three tiles known, is turned back
+    to fit the tiles looked at again; where several turns fit, the one most like the last
+    view on those tiles wins.  Compared on the known tiles alone (none), every turn came out
+    NaN (the mean of nothing) and the first was taken, whichever it was."""
+    from tracker.board_states import _View
+
+    tracker = Tracker(stills=True)
+    px = tracker.config.settle_px
+    image = np.random.default_rng(0).integers(0, 256, (17 * px, 17 * px, 3), np.uint8)
+    tracker.stable = _View(0.0, image, np.zeros((4, 2), np.float32), image,
+                           np.zeros((34, 34, 3), np.float32))
+    grid = cv2.resize(image[px:-px, px:-px], (15 * 16, 15 * 16), interpolation=cv2.INTER_AREA)
+    tiles = np.zeros((15, 15), bool)
+    tiles[7, 5:9] = True
+    assert tracker.known.sum() == 0
+    assert tracker._unlike_last_view(grid, tiles) == 0.0
+    assert tracker._unlike_last_view(np.rot90(grid).copy(), tiles) > 0.5

@@ -1048,7 +1048,8 @@ class Tracker:
         best = max(fits, key=lambda fit: fit[0])
         turned_alike = [fit for fit in fits if fit[2] == best[2] and fit[0] >= best[0] - 0.5]
         if len({fit[1] for fit in turned_alike}) > 1 and self.stable is not None:
-            best = min(turned_alike, key=lambda fit: self._unlike_last_view(fit[4]))
+            best = min(turned_alike,
+                       key=lambda fit: self._unlike_last_view(fit[4], reference))
         score, turn, shift, shifted, _ = best
         if turn == 0 and shift == (0, 0):
             # The grid as found, not its copy projected back: it was never moved (the log
@@ -1062,15 +1063,18 @@ class Tracker:
                      "tiles", *shift)
         return shifted
 
-    def _unlike_last_view(self, grid: np.ndarray) -> float:
-        """How unlike the last clear view a grid (16 pixels a square) looks on the known
-        tiles: the mean difference of their grey, each view's levels normalised (the light
-        and the exposure differ from photo to photo)."""
+    def _unlike_last_view(self, grid: np.ndarray, tiles: np.ndarray) -> float:
+        """How unlike the last clear view a grid (16 pixels a square) looks on ``tiles``
+        (the tiles the grid was fitted to: the known ones, or with fewer than three known those
+        looked at again): the mean difference of their grey, each view's levels normalised
+        (the light and the exposure differ from photo to photo).  On the known tiles alone,
+        with none known early in a game, every turn came out NaN (the mean of nothing) and
+        the first was taken, whichever it was."""
         assert self.stable is not None
         px = self.config.settle_px
         last = cv2.resize(self.stable.image[px:-px, px:-px], (SIZE * 16, SIZE * 16),
                           interpolation=cv2.INTER_AREA)
-        on_tiles = cv2.resize(self.known.astype(np.uint8), (SIZE * 16, SIZE * 16),
+        on_tiles = cv2.resize(tiles.astype(np.uint8), (SIZE * 16, SIZE * 16),
                               interpolation=cv2.INTER_NEAREST) > 0
         differences = []
         for image in (grid, last):
