@@ -199,8 +199,23 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         reports = self._handle(self.tracker.finish(time))
         if self._deferred is not None:
             deferred, self._deferred = self._deferred, None
+            bare = [sq for sq in deferred.squares if self._faceless(sq)]
+            lettered = [sq for sq in deferred.squares if sq not in bare]
             if self._could_be_tiles(deferred.squares):
                 squares = tuple((sq.row, sq.col) for sq in deferred.squares)
+                self._final_refusals.add(squares)
+                reports += self._handle([MoveCommitted(time, squares, "end of source")])
+            elif (bare and lettered and self._apart(bare, lettered)
+                  and self._could_be_moves(lettered)):
+                # A hand or a finger over the board in the last photo, apart from a move whose
+                # letters show and which the rules allow on its own: no later photo will show
+                # the board without it, and waiting for one lost the game's last move.
+                note = (f"{self._listed(bare)}, faces showing no letter in the last photo apart "
+                        f"from the move on {self._listed(lettered)}: not scored (something "
+                        "over the board)")
+                log.info("%s", note)
+                self._set_aside.append(note)
+                squares = tuple((sq.row, sq.col) for sq in lettered)
                 self._final_refusals.add(squares)
                 reports += self._handle([MoveCommitted(time, squares, "end of source")])
             else:

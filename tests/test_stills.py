@@ -304,6 +304,22 @@ def test_tiles_that_show_their_letters_beside_a_pen_lying_on_them_are_not_lost(p
 
 
 @needs_game
+def test_a_hand_over_the_board_in_the_last_photo_apart_from_the_last_move_scores_it(
+        photos, record_scores):
+    """The game's last photo with something over eleven empty squares in the middle of the
+    board, apart from the last move (BÜ at 14F).  Taken for faces without a letter, too many
+    for a finger, they and the move were refused together and looked at again in the next
+    photo, which never came: the last move was lost (354:374).  In the last photo, a move
+    whose letters show and which the rules allow on its own, apart from the faces without a
+    letter, is scored; the faces are not, and the move's report says so."""
+    last = with_patch_over_board(photos[-1], (8.9, 11.6), (2.2, 1.3))
+    pipeline, reports = replayed([*photos[:-1], last])
+    assert final(pipeline) == record_scores
+    [note] = [n for n in reports[-1].notes if "faces showing no letter" in n]
+    assert "not scored" in note
+
+
+@needs_game
 def test_a_clear_photo_of_the_board_a_photo_set_aside_showed_is_asked_about(
         photos, record_scores):
     # Move 14's only photo has an arm over the board; the next, move 15's, an exchange, shows
