@@ -431,13 +431,11 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         """A still's new squares less a group of faces showing no letter that lies apart from
         the squares showing letters, where there are more such faces than blanks are unseen
         and the lettered squares alone could be moves: a finger or a hand's edge over the
-        board, taken for tiles beside a move.  Faces of another colour than the tiles' (a pen,
-        :meth:`_unlike_a_tile`) apart from the squares showing letters are such a group
-        however few, and the rest of the move, a blank of it too, stays.  The group is looked
-        at again in the next photo (tiles really there come back with it).  None where the
-        photo's new squares all show no letter, no more than a finger covers: looked at again
-        likewise (a move of blanks alone is rare, a finger resting on the board as the photo
-        is taken is not; gone in the next photo, this one showed no placement)."""
+        board, taken for tiles beside a move.  The group is looked at again in the next photo
+        (tiles really there come back with it).  None where the photo's new squares all show
+        no letter, no more than a finger covers: looked at again likewise (a move of blanks
+        alone is rare, a finger resting on the board as the photo is taken is not; gone in the
+        next photo, this one showed no placement)."""
         from tracker import MoveCommitted
 
         squares = [Square(r, c) for r, c in event.squares]
