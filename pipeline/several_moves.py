@@ -72,10 +72,7 @@ class SeveralMovesSteps:
 
     def _could_be_tiles(self, squares: list[Square]) -> bool:
         """Whether the squares' faces, as read, could all be tiles left to lay: no more faces
-        without a letter (blanks, or a hand taken for tiles) than blanks are unseen, and none
-        of another colour than the tiles' faces (:meth:`_unlike_a_tile`)."""
-        if any(self._unlike_a_tile(square) for square in squares):
-            return False
+        without a letter (blanks, or a hand taken for tiles) than blanks are unseen."""
         bare = sum(self._faceless(square) for square in squares)
         unseen = self.game.unseen()
         return bare <= unseen.get(BLANK, 0) and len(squares) <= sum(unseen.values())
@@ -84,14 +81,6 @@ class SeveralMovesSteps:
         """The letter read on a square that gained a tile (``""``: none read)."""
         entry = self._reads.get(square)
         return entry.guesses[square][0] if entry is not None else ""
-
-    def _unlike_a_tile(self, square: Square) -> bool:
-        """Whether a square that gained a tile shows no letter and almost nothing of the
-        tiles' faces' colour (:attr:`pipeline.reading.SquaresRead.unmatched`): a pen lying
-        across an empty square, taken for a blank, and split off the move beside it as a
-        move of its own."""
-        read = self._reads.get(square)
-        return read is not None and square in read.unmatched
 
     def _faceless(self, square: Square) -> bool:
         """Whether a square that gained a tile shows no letter (a blank, or what was taken
