@@ -201,10 +201,9 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
             deferred, self._deferred = self._deferred, None
             bare = [sq for sq in deferred.squares if self._faceless(sq)]
             lettered = [sq for sq in deferred.squares if sq not in bare]
+            scored: list[Square] | None = None
             if self._could_be_tiles(deferred.squares):
-                squares = tuple((sq.row, sq.col) for sq in deferred.squares)
-                self._final_refusals.add(squares)
-                reports += self._handle([MoveCommitted(time, squares, "end of source")])
+                scored = list(deferred.squares)
             elif (bare and lettered and self._apart(bare, lettered)
                   and self._could_be_moves(lettered)):
                 # A hand or a finger over the board in the last photo, apart from a move whose
@@ -215,7 +214,9 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
                         "over the board)")
                 log.info("%s", note)
                 self._set_aside.append(note)
-                squares = tuple((sq.row, sq.col) for sq in lettered)
+                scored = lettered
+            if scored is not None:
+                squares = tuple((sq.row, sq.col) for sq in scored)
                 self._final_refusals.add(squares)
                 reports += self._handle([MoveCommitted(time, squares, "end of source")])
             else:

@@ -257,6 +257,21 @@ def test_a_reflection_in_the_same_place_in_every_photo_changes_no_move(
     assert final(pipeline) == record_scores
 
 
+def with_pen(photos: list[np.ndarray], draw: int) -> tuple[int, list[np.ndarray]]:
+    """game01's photos with a pen left lying on the board for three photos running
+    (``sim.objects.paste_pen``), placed as ``bench/eval_stills.py``'s real variant of seed
+    ``draw`` places it: the first photo it lies in, and the photos."""
+    from sim.objects import paste_pen
+
+    corners = np.asarray(locate_board(photos[0]).corners, np.float64)
+    drawn = np.random.default_rng([draw, 0xBE7])
+    first = int(drawn.choice([n for n in range(2, 26) if not {n, n + 1, n + 2} & {14, 15}]))
+    state = int(drawn.integers(0, 2**31))
+    return first, [paste_pen(photo, corners, np.random.default_rng(state))[0]
+                   if first <= n < first + 3 else photo
+                   for n, photo in enumerate(photos, start=1)]
+
+
 @needs_game
 @pytest.mark.parametrize(("first", "draw"), [(4, 5), (7, 3)])
 def test_a_pen_left_lying_on_the_board_for_three_photos_changes_no_move(
@@ -267,15 +282,8 @@ def test_a_pen_left_lying_on_the_board_for_three_photos_changes_no_move(
     back as obstructed, and the third dropped the last clear view (seed 5: 20 of 27 turns
     found).  The same squares unexplained in two held photos running, with tiles laid
     elsewhere since, are something lying on the board: the rest is decided."""
-    from sim.objects import paste_pen
-
-    corners = np.asarray(locate_board(photos[0]).corners, np.float64)
-    drawn = np.random.default_rng([draw, 0xBE7])
-    assert first == int(drawn.choice([n for n in range(2, 26)
-                                      if not {n, n + 1, n + 2} & {14, 15}]))
-    state = int(drawn.integers(0, 2**31))
-    pen = [paste_pen(photo, corners, np.random.default_rng(state))[0]
-           if first <= n < first + 3 else photo for n, photo in enumerate(photos, start=1)]
+    placed, pen = with_pen(photos, draw)
+    assert placed == first
     pipeline, _ = replayed(pen)
     assert final(pipeline) == record_scores
 
@@ -289,15 +297,8 @@ def test_tiles_that_show_their_letters_beside_a_pen_lying_on_them_are_not_lost(p
     empty on the final board).  Tiles beside it that show their letters are looked at again
     in the next photo, and the O once the pen is gone: every tile of the game ends on the
     board (the O hidden under the pen until then is still scored late)."""
-    from sim.objects import paste_pen
-
-    corners = np.asarray(locate_board(photos[0]).corners, np.float64)
-    drawn = np.random.default_rng([1, 0xBE7])
-    first = int(drawn.choice([n for n in range(2, 26) if not {n, n + 1, n + 2} & {14, 15}]))
+    first, pen = with_pen(photos, 1)
     assert first == 10
-    state = int(drawn.integers(0, 2**31))
-    pen = [paste_pen(photo, corners, np.random.default_rng(state))[0]
-           if first <= n < first + 3 else photo for n, photo in enumerate(photos, start=1)]
     pipeline, _ = replayed(pen)
     truth = RecordAnswers(record(), lettered_rows=True, tileset="de").result.game
     assert pipeline.game.board.occupied() == truth.board.occupied()

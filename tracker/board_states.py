@@ -1357,11 +1357,8 @@ class Tracker:
             # across the board) are looked at again in the next still, whose tiles they join
             # once it is clear there: left out for good, such a move was lost, as the view
             # that hid it became the reference.  A finger taken for tiles shows no letter.
-            set_aside = added & foreign
-            if set_aside.any() and not arm:
-                set_aside = _lettered(view, set_aside, self.letters)
-            else:
-                set_aside[:] = False
+            if (added & foreign).any() and not arm:
+                set_aside = _lettered(view, added & foreign, self.letters)
             added &= ~foreign
             if force and not (added | removed).any():
                 # The source ended on a still set aside that shows nothing new where it is
