@@ -444,6 +444,21 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
             return event  # (one of several moves a photo showed: split already)
         bare = [sq for sq in squares if self._faceless(sq)]
         lettered = [sq for sq in squares if sq not in bare]
+        unlike = self._unlike_groups(bare, lettered)
+        others = [sq for sq in squares if sq not in unlike]
+        if (unlike and len(unlike) <= FINGER_SQUARES and lettered and self._apart(unlike, lettered)
+                and tuple(event.squares) not in self._final_refusals
+                and self._could_be_moves(others)):
+            # Faces of another colour than the tiles' (a pen lying on the board), with the
+            # faces showing no letter touching them, apart from the squares showing letters
+            # (a blank of the move may lie beside them): no tile, looked at again in the next
+            # photo all the same.  (Beside a letter, or more than a finger covers, they may
+            # be a hand over the rest of the move.)
+            self._defer_refused(PendingTurn(unlike, {}, [], [], []),
+                                dict.fromkeys(unlike, BLANK),
+                                "faces of another colour than the tiles', apart from the move")
+            return MoveCommitted(event.time, tuple((sq.row, sq.col) for sq in others),
+                                 event.reason)
         if (bare and not lettered and len(bare) <= FINGER_SQUARES
                 and tuple(event.squares) not in self._final_refusals):
             self._defer_refused(PendingTurn(bare, {}, [], [], []), dict.fromkeys(bare, BLANK),

@@ -243,6 +243,28 @@ class QuestionSteps:
             return " ".join(named)
         return f"{' '.join(named[:most])} ... ({len(named)} squares)"
 
+    def _something_over_the_board(self, back: list[Square], lettered: list[Square]) -> bool:
+        """Whether squares refused in the photo before and back in this one (``back``) are
+        something over the board rather than tiles: all showing no letter, apart from the
+        squares of this photo showing letters (``lettered``), and either several (both blanks
+        played alone, with no letter beside them, is far rarer than a finger left where it
+        rested) or of another colour than the tiles' faces (:meth:`_unlike_a_tile`: a pen)."""
+        if not (lettered and back and all(self._faceless(sq) for sq in back)
+                and self._apart(back, lettered)):
+            return False
+        return len(back) > 1 or any(self._unlike_a_tile(sq) for sq in back)
+
+    def _over_the_board(self, back: list[Square], now: set[Square],
+                        apart_from: str) -> tuple[tuple[int, int], ...]:
+        """Squares refused in the photo before and back in this one (``back``) taken for
+        something over the board: said in the next report, looked at again in the next photo
+        (tiles there come back); the rest of this photo's squares (``now``)."""
+        self._set_aside.append(
+            f"{self._listed(back)}, showing no letter in two photos running, apart from "
+            f"{apart_from}: taken for something over the board")
+        self.tracker.reconsider((sq.row, sq.col) for sq in back)
+        return tuple((sq.row, sq.col) for sq in sorted(now - set(back)))
+
     def _looked_again(self, event: Any) -> tuple[Any, list[Any], list[str]]:
         """The next photo's committed squares after a deferred refusal: the event to settle
         now, events to settle after it, and notes for this turn.  Where the deferred squares
@@ -265,18 +287,13 @@ class QuestionSteps:
                 # Gone: the photo that showed them alone showed no placement.
                 return NoPlacement(event.time), [event], []
             lettered = [sq for sq in now if not self._faceless(sq)]
-            if (len(back) > 1 and lettered and all(self._faceless(sq) for sq in back)
-                    and self._apart(back, lettered)):
+            if self._something_over_the_board(back, lettered):
                 # Faces showing no letter again, apart from a move this photo shows: a finger
                 # left where it rested, or a hand resting there again (both blanks played
                 # alone, with no letter beside them, is far rarer).  The photo before showed
                 # no placement; the rest of this one's change is judged as any photo's, and
                 # those squares are looked at again in the next (tiles there come back).
-                self._set_aside.append(
-                    f"{self._listed(back)}, showing no letter in two photos running, apart "
-                    "from the move: taken for something over the board")
-                self.tracker.reconsider((sq.row, sq.col) for sq in back)
-                rest = tuple((sq.row, sq.col) for sq in sorted(now - set(back)))
+                rest = self._over_the_board(back, now, "the move")
                 return NoPlacement(event.time), [MoveCommitted(event.time, rest,
                                                                event.reason)], []
             # Back: tiles after all (a blank played alone), the move of the photo before;
@@ -289,6 +306,14 @@ class QuestionSteps:
                 else NoPlacement(event.time)], []
         if not back or self._could_be_moves(sorted(now)):
             return event, [], notes
+        lettered = [sq for sq in now if not self._faceless(sq)]
+        if self._something_over_the_board(back, lettered):
+            # Set aside apart from the move of the photo before, and again apart from this
+            # one's: not the earlier turn (asked about as one, its answer was this photo's
+            # move, whose tiles were then refused as laid twice, and so on with every move
+            # after), but something lying on the board.
+            rest = self._over_the_board(back, now, "the moves")
+            return MoveCommitted(event.time, rest, event.reason), [], notes
         # What stayed cannot be part of the moves since (where the rules place it, or where
         # its faces showing no letter are more than the blanks left): it is the earlier turn,
         # refused, and asked about; refused again with the next move's tiles, it would be

@@ -52,6 +52,7 @@ class SquaresRead:
     first: dict[Square, str] = field(default_factory=dict)
     #: Tesseract's letter, where it was asked for a second reading ("" when it read nothing)
     second: dict[Square, str] = field(default_factory=dict)
+    unmatched: set[Square] = field(default_factory=set)
 
 
 @dataclass
@@ -158,11 +159,37 @@ class ReadingSteps:
         guesses, _ = read_letters(glyphs, classifier, None if deferred else self.tesseract, None,
                                   confirm=True, stock=self._stock_for_unseen(classifier))
         read = SquaresRead({}, rectified, started, dict(zip(squares, glyphs, strict=True)))
+        read.unmatched = self._unmatched(rectified, squares, glyphs)
         for square, guess in zip(squares, guesses, strict=True):
             read.guesses[square] = self._letter(read.glyphs[square], guess)
             if deferred and guess.letter != BLANK and guess.confidence < ACCEPT:
                 read.unchecked.add(square)
             self._reads[square] = read
+
+
+    def _unmatched(self, rectified: np.ndarray, squares: list[Square],
+                   glyphs: list[Any]) -> set[Square]:
+        """The new squares showing no letter whose middles have almost nothing of the colour
+        of the lettered tiles' faces around them (:func:`vision.blanks.unmatched_faces`, as a
+        board read tells them): a pen lying across an empty square, or a finger, taken for a
+        tile.  A blank's face is of the tiles' colour."""
+        from vision.blanks import face_likeness, unmatched_faces
+
+        bare = [(sq.row, sq.col) for sq, g in zip(squares, glyphs, strict=True) if g is None]
+        if not bare:
+            return set()
+        new = {(sq.row, sq.col) for sq in squares}
+        lettered = [(sq.row, sq.col) for sq, g in zip(squares, glyphs, strict=True)
+                    if g is not None]
+        lettered += [(sq.row, sq.col) for sq, tile in self.game.board.occupied().items()
+                     if tile != BLANK and not tile.islower() and (sq.row, sq.col) not in new]
+        occupied = np.zeros((15, 15), bool)
+        occupied[tuple(np.array([*new, *lettered]).T)] = True
+        closer, match = face_likeness(rectified, self.orientation or 0, bare, lettered, occupied)
+        face = {sq: (float(a), float(b)) for sq, a, b in zip(bare, closer, match, strict=True)}
+        glyph_of = {(sq.row, sq.col): g for sq, g in zip(squares, glyphs, strict=True)}
+        return {Square(r, c) for r, c in unmatched_faces(
+            bare, [glyph_of[sq] for sq in bare], face)}
 
 
     def _letter(self, glyph: Any, guess: Any) -> tuple[str, float, float]:

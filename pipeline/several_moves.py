@@ -72,7 +72,10 @@ class SeveralMovesSteps:
 
     def _could_be_tiles(self, squares: list[Square]) -> bool:
         """Whether the squares' faces, as read, could all be tiles left to lay: no more faces
-        without a letter (blanks, or a hand taken for tiles) than blanks are unseen."""
+        without a letter (blanks, or a hand taken for tiles) than blanks are unseen, and none
+        of another colour than the tiles' faces (:meth:`_unlike_a_tile`)."""
+        if any(self._unlike_a_tile(square) for square in squares):
+            return False
         bare = sum(self._faceless(square) for square in squares)
         unseen = self.game.unseen()
         return bare <= unseen.get(BLANK, 0) and len(squares) <= sum(unseen.values())
@@ -81,6 +84,31 @@ class SeveralMovesSteps:
         """The letter read on a square that gained a tile (``""``: none read)."""
         entry = self._reads.get(square)
         return entry.guesses[square][0] if entry is not None else ""
+
+    def _unlike_a_tile(self, square: Square) -> bool:
+        """Whether a square that gained a tile shows no letter and almost nothing of the
+        tiles' faces' colour (:attr:`pipeline.reading.SquaresRead.unmatched`): a pen lying
+        across an empty square, taken for a blank, and split off the move beside it as a
+        move of its own."""
+        read = self._reads.get(square)
+        return read is not None and square in read.unmatched
+
+    def _unlike_groups(self, bare: list[Square], lettered: list[Square]) -> list[Square]:
+        """Of new squares showing no letter (``bare``), those of another colour than the
+        tiles' faces (:meth:`_unlike_a_tile`) and those touching them (diagonals too, step by
+        step) that lie apart from the new squares showing letters (``lettered``).  Something
+        over the board may lie on a cream-coloured square too (a finger's tip, a shadow's
+        edge): split off the group, those would be taken for blanks played alone.  A face
+        without a letter beside a lettered one may be a blank of the move: it stays."""
+        group = [sq for sq in bare if self._unlike_a_tile(sq)]
+        rest = [sq for sq in bare if sq not in group and self._apart([sq], lettered)]
+        grown = True
+        while grown:
+            touching = [sq for sq in rest if not self._apart([sq], group)]
+            rest = [sq for sq in rest if sq not in touching]
+            group += touching
+            grown = bool(touching)
+        return [sq for sq in bare if sq in group]
 
     def _faceless(self, square: Square) -> bool:
         """Whether a square that gained a tile shows no letter (a blank, or what was taken

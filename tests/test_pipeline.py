@@ -14,6 +14,7 @@ import pytest
 from calibration.profile import Profile
 from pipeline import Pipeline, RecordAnswers
 from pipeline.reading import PLAUSIBLE_RANK
+from pipeline.several_moves import SeveralMovesSteps
 from scorer.game import EventKind, Game
 from scorer.lexicon import Lexicon
 from scorer.squares import Square
@@ -666,3 +667,30 @@ def test_a_refused_placement_names_its_squares_as_the_game_does(readers, enable)
     assert "(H4:A J6:A)" in question.prompt, question.prompt
     assert "one row or one column: H4, J6" in question.prompt, question.prompt
     assert "D8" not in question.prompt and "F10" not in question.prompt
+
+
+class _FacesOfAnotherColour(SeveralMovesSteps):
+    """The several-moves steps with the squares of another colour than the tiles' faces
+    given, as a photo's reading would find them."""
+
+    def __init__(self, unlike: set[Square]) -> None:
+        self.unlike = unlike
+
+    def _unlike_a_tile(self, square: Square) -> bool:
+        return square in self.unlike
+
+
+def test_faces_without_a_letter_touching_one_of_another_colour_go_with_it():
+    """A finger over three empty squares apart from the move, one of them of skin's colour,
+    two cream-ish: all three are set aside together (set aside alone, the other two were
+    split off the move as blanks played alone).  A face without a letter touching the move's
+    letters may be a blank of the move: it stays, even beside a pen; and one touching no such
+    face stays likewise."""
+    finger = [Square(14, 7), Square(14, 8), Square(13, 9)]
+    move = [Square(4, 2), Square(4, 3), Square(4, 4)]
+    steps = _FacesOfAnotherColour({Square(14, 7)})
+    assert steps._unlike_groups([*finger, Square(9, 9)], move) == finger
+    pen, blank = Square(1, 5), Square(0, 6)
+    steps = _FacesOfAnotherColour({pen})
+    assert steps._unlike_groups([pen, blank], [Square(0, 7), Square(0, 8)]) == [pen]
+    assert _FacesOfAnotherColour(set())._unlike_groups(finger, move) == []

@@ -305,6 +305,24 @@ def test_tiles_that_show_their_letters_beside_a_pen_lying_on_them_are_not_lost(p
 
 
 @needs_game
+def test_a_pen_lying_across_an_empty_square_is_no_blank_played_alone(photos, record_scores):
+    """A pen left across the board for three photos (``bench/eval_stills.py``'s real variant,
+    seed 4), over an empty square beside the moves that followed.  The square was taken for
+    a tile showing no letter, and with a blank still unseen it was split off the move beside
+    it as a blank played alone: a turn invented, the later ones shifted (299:389).  Its middle
+    has nothing of the tiles' faces' colour: it is no tile, and is set aside beside each move
+    while the pen lies there (a square back in the next photo apart from its move is not
+    asked about as a turn: the answer, that photo's own move, was then refused as laid
+    twice, and so on with every move after).  Every move is scored as played, and nobody is
+    asked what was played or how the tiles split."""
+    first, pen = with_pen(photos, 4)
+    assert first == 22
+    pipeline, _ = replayed(pen)
+    assert final(pipeline) == record_scores
+    assert not [q for q in pipeline.questions if q.kind in ("placement", "split")]
+
+
+@needs_game
 def test_a_hand_over_the_board_in_the_last_photo_apart_from_the_last_move_scores_it(
         photos, record_scores):
     """The game's last photo with something over eleven empty squares in the middle of the
