@@ -88,18 +88,25 @@ def _attempt(image: np.ndarray, long_side: int, along_strokes: bool = False) -> 
     work = cv2.GaussianBlur(work, (3, 3), 0)
     best: _Attempt | None = None
     seen: list[_MaskCells] = []
-    for dark_lines in (True, False):
-        ridges = _ridges(work, dark_lines)
-        stroked = _along_strokes(ridges) if along_strokes else None
-        # A second try (without noise specks, at a higher gain) only while no look has found
-        # enough squares.
-        for trial, gain in enumerate(_STROKE_GAINS if stroked is not None else (None, None)):
+    ridges_of: dict[bool, tuple[np.ndarray, np.ndarray | None]] = {}
+    # Each polarity's first try, then the second tries (without noise specks, at a higher
+    # gain), only while no try has found enough squares: a board's lines have one polarity,
+    # and the second tries of the other were made for nothing (the real phone photos' dark
+    # lines find at most two squares on a lattice, their light lines a hundred and more).
+    for trial in range(len(_STROKE_GAINS) if along_strokes else 2):
+        for dark_lines in (True, False):
             if trial and best is not None and len(best.lattice.members) >= _ENOUGH_CELLS:
                 break
+            if dark_lines not in ridges_of:
+                ridges = _ridges(work, dark_lines)
+                ridges_of[dark_lines] = (ridges, _along_strokes(ridges) if along_strokes
+                                         else None)
+            ridges, stroked = ridges_of[dark_lines]
             if stroked is None:
                 mask = _line_mask(ridges, despeckle=trial == 1)
             else:
-                mask = _line_mask(np.clip(stroked * gain, 0, 255).astype(np.uint8))
+                mask = _line_mask(np.clip(stroked * _STROKE_GAINS[trial], 0, 255)
+                                  .astype(np.uint8))
             cells = _find_cells(mask)
             seen.append(_MaskCells(cells, dark_lines))
             lattice = _best_lattice(cells)
