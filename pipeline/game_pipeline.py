@@ -168,6 +168,9 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         self._set_aside_views: list[ViewObstructed] = []
         #: the next no-placement turn follows a move a photo set aside already showed
         self._shown_before = False
+        #: tiles a photo whose change was refused showed laid, back in the next with their
+        #: letters (the first of several moves that photo shows holds them)
+        self._laid_before: set[Square] = set()
         #: a refused placement to look at again in the next photo (stills)
         self._deferred: DeferredRefusal | None = None
         #: squares of refused placements looked at again: refused again, they are asked about
@@ -394,6 +397,7 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         parts = self._moves_in(event)
         if parts is None:
             return None  # the players are asked which tiles went in which move
+        self._laid_before = set()
         laid = {Square(r, c) for r, c in event.squares}
         shown_before = (len(parts) == 1 and bool(self._set_aside_views)
                         and self._shown_laid(laid) == laid)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pipeline.reports import NO_TURN, DeferredRefusal, MoveReport, PendingTurn, Question, note_once
 from scorer.game import ChallengeRule, Event, EventKind, GameError, count_tiles, rack_form
 from scorer.squares import Square
+from scorer.tiles import BLANK
 
 if TYPE_CHECKING:
     pass
@@ -217,17 +218,19 @@ class QuestionSteps:
     def _defer_refused(self, state: PendingTurn, tiles: dict[Square, str], why: str,
                        whole_photo: bool = False) -> None:
         squares = sorted(tiles)
+        letters = {sq: letter for sq, letter in tiles.items() if letter and letter != BLANK}
         if self._deferred is not None:
             # Another part of the same photo's change, refused too.
             squares = sorted(set(squares) | set(self._deferred.squares))
             why = f"{self._deferred.why}; {why}"
             whole_photo = False
+            letters = self._deferred.letters | letters
         self.tracker.reconsider((sq.row, sq.col) for sq in squares)
         for question in state.questions:
             # Questions about squares that may not hold a tile at all no longer apply.
             if question in self.questions and question.answer is None:
                 self.questions.remove(question)
-        self._deferred = DeferredRefusal(squares, why, whole_photo)
+        self._deferred = DeferredRefusal(squares, why, whole_photo, letters)
         log.info("tiles read on %s refused (%s): looked at again in the next photo",
                  self._listed(squares), why)
 
@@ -305,6 +308,10 @@ class QuestionSteps:
                 MoveCommitted(event.time, rest, event.reason) if rest
                 else NoPlacement(event.time)], []
         if not back or self._could_be_moves(sorted(now)):
+            # The tiles back with the letters they showed were laid when the photo before was
+            # taken: where this photo shows several moves, they are the first's.
+            self._laid_before = {sq for sq in back if deferred.letters.get(sq)
+                                 and deferred.letters[sq] == self._letter_read(sq)}
             return event, [], notes
         lettered = [sq for sq in now if not self._faceless(sq)]
         if self._something_over_the_board(back, lettered):

@@ -189,6 +189,8 @@ class DeferredRefusal:
     why: str
     #: they were all the photo showed new: gone in the next one, that photo was no placement
     whole_photo: bool = False
+    #: the letter read on each square that showed one
+    letters: dict[Square, str] = field(default_factory=dict)
 
 
 class _NoTurn:

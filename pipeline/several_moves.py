@@ -136,10 +136,17 @@ class SeveralMovesSteps:
             return splits[0], "the only way the rules allow", None
         # A photo set aside (a hand over the board) between the two clear ones may already
         # show the first move's tiles: the ways whose first move holds every tile it showed.
-        seen = self._shown_laid({sq for move in splits[0] for sq in move})
+        new = {sq for move in splits[0] for sq in move}
+        seen = self._shown_laid(new)
         shown = [s for s in splits if seen and seen <= set(s[0])]
         if len(shown) == 1:
             return shown[0], "the photo set aside showed the first move's tiles laid", None
+        # So may a photo whose change was refused (a finger beside the move taken for tiles):
+        # the tiles it showed that are back with the same letters.
+        refused = self._laid_before & new
+        shown = [s for s in splits if refused and refused <= set(s[0])]
+        if len(shown) == 1:
+            return shown[0], "the photo refused before showed the first move's tiles laid", None
         worded = [s for s in splits if self._all_words_listed(s)]
         if len(worded) == 1:
             return worded[0], "the only way whose words are all in the word list", None

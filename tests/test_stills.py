@@ -972,3 +972,23 @@ def test_rendered_games_with_hands_and_a_photo_left_out_are_exact(tmp_path, seed
     (game,) = json.loads(out.read_text())["rendered"]["games"]
     assert game["final_exact"], game["notes"]
     assert (game["invented"], game["missed"], game["tiles_invented"]) == (0, 0, 0)
+
+
+def test_a_photo_refused_for_a_finger_beside_the_move_tells_the_next_two_moves_apart(tmp_path):
+    """A rendered game as stills held by hand, two saved turned, hands caught moving
+    (``bench/eval_stills.py``, seed 102).  The photo after move 19 had a finger on the board
+    beside the move's tiles, taken for two tiles: no move lays those four, and the change was
+    looked at again in the next photo, which showed move 20 too, with the finger gone.  The
+    two moves fit the rules either way round, and the players were asked which tiles went
+    first, though the photo refused had shown move 19's tiles laid, with the same letters."""
+    import runpy
+
+    out = tmp_path / "stills.json"
+    bench = Path(__file__).resolve().parents[1] / "bench" / "eval_stills.py"
+    script = runpy.run_path(str(bench), run_name="eval_stills")
+    assert script["main"](["--no-real", "--seeds", "102", "--handheld", "--turned", "2",
+                           "--moving-hands", "--json", str(out)]) == 0
+    (game,) = json.loads(out.read_text())["rendered"]["games"]
+    assert game["final_exact"], game["notes"]
+    assert game["extra_questions"] == 0, game["notes"]
+    assert not [n for n in game["notes"] if n.startswith("question (turn 19, split")]
