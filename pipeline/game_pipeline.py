@@ -393,11 +393,12 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
                 return self._no_placement()
         event = self._without_faceless_apart(event)
         if event is None:
+            self._laid_before = set()
             return NO_TURN
         parts = self._moves_in(event)
+        self._laid_before = set()  # (what a refused photo showed tells this photo's moves only)
         if parts is None:
             return None  # the players are asked which tiles went in which move
-        self._laid_before = set()
         laid = {Square(r, c) for r, c in event.squares}
         shown_before = (len(parts) == 1 and bool(self._set_aside_views)
                         and self._shown_laid(laid) == laid)
