@@ -175,21 +175,18 @@ class ReadingSteps:
         tile.  A blank's face is of the tiles' colour."""
         from vision.blanks import face_likeness, unmatched_faces
 
-        bare = [(sq.row, sq.col) for sq, g in zip(squares, glyphs, strict=True) if g is None]
+        new = {(sq.row, sq.col): glyph for sq, glyph in zip(squares, glyphs, strict=True)}
+        bare = [sq for sq, glyph in new.items() if glyph is None]
         if not bare:
             return set()
-        new = {(sq.row, sq.col) for sq in squares}
-        lettered = [(sq.row, sq.col) for sq, g in zip(squares, glyphs, strict=True)
-                    if g is not None]
+        lettered = [sq for sq, glyph in new.items() if glyph is not None]
         lettered += [(sq.row, sq.col) for sq, tile in self.game.board.occupied().items()
                      if tile != BLANK and not tile.islower() and (sq.row, sq.col) not in new]
         occupied = np.zeros((15, 15), bool)
         occupied[tuple(np.array([*new, *lettered]).T)] = True
         closer, match = face_likeness(rectified, self.orientation or 0, bare, lettered, occupied)
         face = {sq: (float(a), float(b)) for sq, a, b in zip(bare, closer, match, strict=True)}
-        glyph_of = {(sq.row, sq.col): g for sq, g in zip(squares, glyphs, strict=True)}
-        return {Square(r, c) for r, c in unmatched_faces(
-            bare, [glyph_of[sq] for sq in bare], face)}
+        return {Square(r, c) for r, c in unmatched_faces(bare, [None] * len(bare), face)}
 
 
     def _letter(self, glyph: Any, guess: Any) -> tuple[str, float, float]:

@@ -88,7 +88,9 @@ def _attempt(image: np.ndarray, long_side: int, along_strokes: bool = False) -> 
     work = cv2.GaussianBlur(work, (3, 3), 0)
     best: _Attempt | None = None
     seen: list[_MaskCells] = []
-    ridges_of: dict[bool, tuple[np.ndarray, np.ndarray | None]] = {}
+    lines = {dark_lines: _ridges(work, dark_lines) for dark_lines in (True, False)}
+    stroked_of = {dark_lines: _along_strokes(ridges) if along_strokes else None
+                  for dark_lines, ridges in lines.items()}
     # Each polarity's first try, then the second tries (without noise specks, at a higher
     # gain), only while no try has found enough squares: a board's lines have one polarity,
     # and the second tries of the other were made for nothing (the real phone photos' dark
@@ -97,11 +99,7 @@ def _attempt(image: np.ndarray, long_side: int, along_strokes: bool = False) -> 
         for dark_lines in (True, False):
             if trial and best is not None and len(best.lattice.members) >= _ENOUGH_CELLS:
                 break
-            if dark_lines not in ridges_of:
-                ridges = _ridges(work, dark_lines)
-                ridges_of[dark_lines] = (ridges, _along_strokes(ridges) if along_strokes
-                                         else None)
-            ridges, stroked = ridges_of[dark_lines]
+            ridges, stroked = lines[dark_lines], stroked_of[dark_lines]
             if stroked is None:
                 mask = _line_mask(ridges, despeckle=trial == 1)
             else:
