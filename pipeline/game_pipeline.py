@@ -171,6 +171,9 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         #: tiles a photo whose change was refused showed laid, back in the next with their
         #: letters (the first of several moves that photo shows holds them)
         self._laid_before: set[Square] = set()
+        #: tiles seen on squares something lying over the board hid (see
+        #: :meth:`_hidden_joined`), each with the squares laid while it was hidden
+        self._hidden_tiles: dict[Square, frozenset[Square]] = {}
         #: a refused placement to look at again in the next photo (stills)
         self._deferred: DeferredRefusal | None = None
         #: squares of refused placements looked at again: refused again, they are asked about
@@ -275,6 +278,9 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
             if isinstance(event, TilesAdded):
                 unknown = self.orientation is None
                 self._read(event)
+                self._hidden_tiles.update(
+                    (Square(*square), frozenset(Square(*sq) for sq in since))
+                    for square, since in event.hidden)
                 if unknown and self.orientation:
                     # The tracker made this update's events before the first tiles told which
                     # way up the board lies, naming the squares as the camera sees them: the
@@ -391,7 +397,10 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
             self._queue[0:0] = after
             if not isinstance(event, MoveCommitted):
                 return self._no_placement()
-        event = self._without_faceless_apart(event)
+        joined = self._hidden_joined(event)
+        if joined is None:
+            return self._no_placement()
+        event = self._without_faceless_apart(joined)
         if event is None:
             self._laid_before = set()
             return NO_TURN

@@ -662,12 +662,14 @@ class InferenceSteps:
         return any(q.square == square and q.answer is not None for q in state.questions)
 
 
-    def _replayed(self, letters: dict[Square, str]) -> Game | None:
+    def _replayed(self, letters: dict[Square, str],
+                  joining: dict[Square, int] | None = None) -> Game | None:
         """A copy of the game with the tiles on ``letters``' squares as given in the plays
         that laid them (or the position the game started from), every later event replayed;
-        None when the game refuses any of it."""
+        None when the game refuses any of it.  ``joining``: squares of ``letters`` that no
+        play laid, each with the index of the play (among the game's events) that gains it."""
         events = list(self.game.events)
-        origin: dict[Square, int] = {}
+        origin: dict[Square, int] = dict(joining or {})
         # A tile of the position a game joined in progress started from: the game is made
         # again from that position, corrected, and every event replayed.
         start = dict(self.game.start_position)
@@ -697,9 +699,11 @@ class InferenceSteps:
                 patch = {sq: c for sq, c in letters.items() if origin[sq] == index}
                 replay_with_letters(game, event, patch, self.name)
         except GameError as exc:
-            log.warning("earlier tiles %s not corrected: %s",
-                        ", ".join(f"{self.name(sq)} {c}" for sq, c in sorted(letters.items())),
-                        self.in_game_names(exc.message))
+            # (A tile tried in a play it may have joined: no news where it does not fit.)
+            (log.debug if joining else log.warning)(
+                "earlier tiles %s not corrected: %s",
+                ", ".join(f"{self.name(sq)} {c}" for sq, c in sorted(letters.items())),
+                self.in_game_names(exc.message))
             return None
         return game
 

@@ -110,6 +110,84 @@ class SeveralMovesSteps:
             grown = bool(touching)
         return [sq for sq in bare if sq in group]
 
+    def _hidden_joined(self, event: MoveCommitted) -> MoveCommitted | None:
+        """The committed squares less the tiles that join an earlier move: tiles something
+        lying over the board (a pen) hid since before other moves were laid (the tracker's
+        :attr:`tracker.TilesAdded.hidden`), seen now that it is gone, apart from this photo's
+        other new tiles, where exactly one of the moves laid meanwhile takes them as the
+        rules allow.  That move is made again with them, and the game replayed from it.
+        None where no square is left: the photo showed nothing new but those tiles.
+
+        Scored as a move of their own, such a tile took the turn of the next photo's pass or
+        exchange, and the move it was laid with scored without it."""
+        from tracker import MoveCommitted
+
+        squares = [Square(r, c) for r, c in event.squares]
+        hidden = [sq for sq in squares if sq in self._hidden_tiles]
+        if not hidden:
+            return event
+        joined: list[Square] = []
+        for square in hidden:
+            laid_meanwhile = self._hidden_tiles.pop(square)
+            letter = self._letter_read(square)
+            rest = [sq for sq in squares if sq != square and sq not in joined]
+            if letter in ("", BLANK) or not self._apart([square], rest):
+                continue  # (a blank's letter is not known; beside new tiles, theirs)
+            fits = []
+            for index, past in enumerate(self.game.events):
+                if past.play is None or not set(past.play.placement.squares) <= laid_meanwhile:
+                    continue
+                line = [*past.play.placement.squares, square]
+                if len({sq.row for sq in line}) > 1 and len({sq.col for sq in line}) > 1:
+                    continue
+                if any(self.game.board[sq] is None for sq in past.play.placement.squares):
+                    continue  # taken back
+                game = self._replayed({square: letter}, {square: index})
+                if game is not None:
+                    fits.append((index, game))
+            if len(fits) != 1:
+                continue
+            index, game = fits[0]
+            self._join_earlier(square, letter, index, game)
+            joined.append(square)
+        if not joined:
+            return event
+        left = tuple((sq.row, sq.col) for sq in squares if sq not in joined)
+        return MoveCommitted(event.time, left, event.reason) if left else None
+
+    def _join_earlier(self, square: Square, letter: str, index: int, game: Any) -> None:
+        """Make ``game`` (the game replayed with ``letter`` on ``square`` in the play that is
+        event ``index``) the pipeline's, and that play's report say so."""
+        from pipeline.reading import LaidTile
+
+        index_of = {id(e): i for i, e in enumerate(self.game.events)}
+        self.game = game
+        turn = self.turn_number
+        for report in self.reports:
+            if report.event is None or id(report.event) not in index_of:
+                continue
+            at = index_of[id(report.event)]
+            report.event = game.events[at]
+            if at != index:
+                report.score = report.event.score
+                continue
+            play = report.event.play
+            assert play is not None
+            note = (f"{self.name(square)} {letter}, hidden by something lying over the board "
+                    f"until turn {self.turn_number + 1}'s photo, joins this move")
+            log.info("turn %d: %s", report.turn, note)
+            report.score, report.word = report.event.score, play.main.marked
+            report.position = play.main.position
+            report.notes.append(note)
+            turn = report.turn
+        read = self._reads.get(square)
+        self._laid[square] = LaidTile(
+            turn=turn, letter=letter,
+            confidence=0.0 if read is None else read.guesses[square][1], confirmed=False,
+            glyph=None if read is None else read.glyphs.get(square),
+            first=None if read is None else read.first.get(square),
+            second=None if read is None else read.second.get(square))
+
     def _faceless(self, square: Square) -> bool:
         """Whether a square that gained a tile shows no letter (a blank, or what was taken
         for a tile: a finger, a hand's edge)."""

@@ -323,6 +323,27 @@ def test_a_pen_lying_across_an_empty_square_is_no_blank_played_alone(photos, rec
 
 
 @needs_game
+def test_a_tile_a_pen_hid_joins_the_move_it_was_laid_with_once_the_pen_is_gone(
+        photos, record_scores):
+    """A pen left across the board for photos 10-12 (``bench/eval_stills.py``'s real variant,
+    seed 1) lies over the O of move 11 (O.E at G7, lettered rows) from the moment it is laid:
+    the photos show the E only, and move 11 scored 3 without the O.  The O shows once the
+    pen is gone, apart from every move laid since; scored as a move of its own, it took the
+    turn of move 15's exchange (two turns wrong, 379:374 for the record's 377:374).  A tile
+    no photo showed empty since before the moves laid meanwhile, which exactly one of them
+    takes as the rules allow, joins that move; the photo that showed it then showed nothing
+    new, and the exchange is asked about as ever."""
+    first, pen = with_pen(photos, 1)
+    assert first == 10
+    pipeline, reports = replayed(pen)
+    assert final(pipeline) == record_scores
+    [joined] = [r for r in reports if r.turn == 11]
+    assert joined.score == 12
+    assert any("G7 O, hidden by something lying over the board" in n for n in joined.notes)
+    assert [r.kind for r in reports if r.turn == 15] == ["exchange"]
+
+
+@needs_game
 def test_a_hand_over_the_board_in_the_last_photo_apart_from_the_last_move_scores_it(
         photos, record_scores):
     """The game's last photo with something over eleven empty squares in the middle of the

@@ -147,6 +147,10 @@ class TilesAdded(TrackEvent):
     #: Those of ``squares`` under a lamp's reflection, whose letters show only with their
     #: contrast raised (:func:`vision.missed_letters.letters_through_glare`).
     washed: Squares = ()
+    #: Those of ``squares`` that something lying over the board (a pen) hid since before
+    #: other tiles were laid, and no still showed empty since: each with the squares laid
+    #: meanwhile, whose moves the tile may belong to (see :meth:`Tracker.hidden_tiles`).
+    hidden: tuple[tuple[tuple[int, int], Squares], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -823,6 +827,9 @@ class Tracker:
         self._covered_since: float | None = None
         #: squares the next still examines whether or not their look changed (camera's view)
         self._recheck = np.zeros((SIZE, SIZE), bool)
+        #: squares something over the board hid in a still, no still having shown them empty
+        #: since, each with the squares decided to hold tiles meanwhile (camera's view)
+        self._hidden: dict[tuple[int, int], set[tuple[int, int]]] = {}
         self.counters = {
             "frames": 0, "settles": 0, "obstructed": 0, "held_back": 0, "duplicates": 0,
             "edge_covered": 0, "relocated": 0, "lost": 0,
@@ -1339,6 +1346,7 @@ class Tracker:
                              self._held_in_a_row)
                     self.stable = None
                     self._held_in_a_row = 0
+                self._hide(signature)
                 log.info("still at %.0f held back: the view is obstructed (%s)", time,
                          "an arm across the board's edge" if arm else
                          f"{int(unexplained.sum())} squares changed without a tile"
@@ -1360,6 +1368,8 @@ class Tracker:
             if (added & foreign).any() and not arm:
                 set_aside = _lettered(view, added & foreign, self.letters)
             added &= ~foreign
+            if not arm:
+                self._hide(foreign)
             if force and not (added | removed).any():
                 # The source ended on a still set aside that shows nothing new where it is
                 # clear: no turn, as a still set aside is none (a hand over the final board,
@@ -1379,10 +1389,47 @@ class Tracker:
             bare = added & new_there & ~lettered
             added = (added & ~new_there) | ((new_there | beside) & lettered & ~left_out)
             added |= _blanks_in_line(bare, added, self.known)
+        if still:
+            # A square a still shows empty hides nothing any more.
+            for square in _squares(~occupied & ~added):
+                self._hidden.pop(square, None)
         events.extend(self._decide(time, view, added, removed, still,
                                    reference=finger is None, frame_compared=not relocated,
                                    washed=washed))
         return events
+
+    def _hide(self, squares: np.ndarray) -> None:
+        """Note ``squares`` (camera's view) as hidden by something over the board, where no
+        tile is known and they are not noted already."""
+        for square in _squares(squares & ~self.known):
+            self._hidden.setdefault(square, set())
+
+    def hidden_tiles(
+        self, new: set[tuple[int, int]]
+    ) -> dict[tuple[int, int], set[tuple[int, int]]]:
+        """Of the tiles ``new`` (camera's view) just seen, those on squares something lying over
+        the board hid since before other tiles were laid, each with those tiles (camera's
+        view), which no longer count as hidden: a tile laid with a move under a pen left on
+        the board shows only once the pen is taken away, photos later.
+
+        >>> tracker = Tracker(stills=True)
+        >>> tracker._hide(np.eye(SIZE, dtype=bool))
+        >>> tracker._laid_while_hidden({(0, 1), (0, 2)})
+        >>> tracker.hidden_tiles({(3, 3), (5, 6)})
+        {(3, 3): {(0, 1), (0, 2)}}
+        >>> tracker.hidden_tiles({(3, 3)})
+        {}
+        """
+        found = {sq: set(self._hidden[sq]) for sq in new if self._hidden.get(sq)}
+        for square in new:
+            self._hidden.pop(square, None)
+        return found
+
+    def _laid_while_hidden(self, new: set[tuple[int, int]]) -> None:
+        """Tiles ``new`` (camera's view) decided on while squares were hidden."""
+        for square, since in self._hidden.items():
+            if square not in new:
+                since |= new
 
     def _letters_through_glare(self, view: _View, squares: np.ndarray, laid: np.ndarray
                                ) -> tuple[np.ndarray, np.ndarray] | None:
@@ -1559,8 +1606,12 @@ class Tracker:
             self.provisional |= new
             self.known |= added
             under = () if washed is None else self.to_upright(_squares(added & washed))
+            hidden = tuple(
+                (self.to_upright({square})[0], self.to_upright(since))
+                for square, since in sorted(self.hidden_tiles(new).items()))
+            self._laid_while_hidden(new)
             events.append(TilesAdded(time, self.to_upright(new), view.frame, view.corners,
-                                     under))
+                                     under, hidden))
             if still:
                 events.extend(self.commit(time, reason="still"))
         starting = self.stable is None and not self.known.any()
