@@ -547,6 +547,8 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
             state.settled = len(state.questions) == before or state.rounds >= CHECK_ROUNDS
         if self.hold and any(q.answer is None for q in state.questions):
             return None
+        if self._ask_what_lies_under(state) and self.hold:
+            return None
         tiles, unconfirmed = self._letters(state, notes=True)
         if any(t == BLANK or not t for t in tiles.values()):
             unconfirmed = True

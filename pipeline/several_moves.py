@@ -155,6 +155,30 @@ class SeveralMovesSteps:
         left = tuple((sq.row, sq.col) for sq in squares if sq not in joined)
         return MoveCommitted(event.time, left, event.reason) if left else None
 
+    def _ask_what_lies_under(self, state: Any) -> bool:
+        """Ask what was played where something lying over the board (a pen) hides squares in
+        the line of this move's tiles, next to them or to the tiles they join (the move may
+        run on under it, and no later photo need show it: the pen may lie there to the end of
+        the game); True when a question asked is not answered yet.  Not asked again where the
+        turn has a placement question already."""
+        if not self.stills or state.starting or any(
+                q.kind == "placement" for q in state.questions):
+            return False
+        hidden = {Square(r, c) for r, c in self.tracker.hidden_squares}
+        under = _in_line_beyond(self.game.board, state.squares, hidden) if hidden else []
+        if not under:
+            return False
+        placed = " ".join(f"{self.name(sq)}:{state.read[sq][0] or BLANK}"
+                          for sq in sorted(state.squares))
+        question = self._ask(
+            "placement",
+            f"something lies over the board on {' '.join(self.name(sq) for sq in under)}, in "
+            f"line with the tiles read ({placed}): if tiles of this move lie under it, what "
+            "was played?")
+        state.questions.append(question)
+        log.info("turn %d: %s", question.turn, question.prompt)
+        return question.answer is None
+
     def _join_earlier(self, square: Square, letter: str, index: int, game: Any) -> None:
         """Make ``game`` (the game replayed with ``letter`` on ``square`` in the play that is
         event ``index``) the pipeline's, and that play's report say so."""
@@ -320,3 +344,47 @@ class SeveralMovesSteps:
             return False
         self._queue[0:0] = parts
         return True
+
+
+def _in_line_beyond(board: Board, laid: Iterable[Square], hidden: set[Square]) -> list[Square]:
+    """Squares of ``hidden`` that a move laying ``laid`` (one row or column; a single tile:
+    either) would run on to: empty squares of its line reached from its tiles through tiles
+    on the ``board``, its own and other hidden squares, sorted.
+
+    >>> board = Board()
+    >>> board.cells[7 * 15 + 7] = "A"
+    >>> hidden = {Square(7, 6), Square(7, 5), Square(9, 9)}
+    >>> _in_line_beyond(board, [Square(7, 8)], hidden)
+    [Square(row=7, col=5), Square(row=7, col=6)]
+    >>> _in_line_beyond(board, [Square(7, 9)], hidden)
+    []
+    """
+    laid = list(laid)
+    if not laid:
+        return []
+    rows = {sq.row for sq in laid}
+    cols = {sq.col for sq in laid}
+    lines = ([(0, 1)] if len(rows) == 1 and len(cols) > 1 else
+             [(1, 0)] if len(cols) == 1 and len(rows) > 1 else
+             [(0, 1), (1, 0)] if len(laid) == 1 else [])
+    own = set(laid)
+    found: set[Square] = set()
+    for dr, dc in lines:
+        along = sorted(laid, key=lambda sq: (sq.row, sq.col))
+        for start, step in ((along[0], -1), (along[-1], 1)):
+            row, col = start.row + step * dr, start.col + step * dc
+            while 0 <= row < 15 and 0 <= col < 15:
+                square = Square(row, col)
+                if square in hidden:
+                    found.add(square)
+                elif square not in own and board[square] is None:
+                    break
+                row, col = row + step * dr, col + step * dc
+        # Gaps between the move's tiles that no tile fills.
+        first, last = along[0], along[-1]
+        span = range((first.col if dc else first.row) + 1, (last.col if dc else last.row))
+        for k in span:
+            square = Square(first.row, k) if dc else Square(k, first.col)
+            if square in hidden and board[square] is None:
+                found.add(square)
+    return sorted(found)

@@ -335,12 +335,45 @@ def test_a_tile_a_pen_hid_joins_the_move_it_was_laid_with_once_the_pen_is_gone(
     new, and the exchange is asked about as ever."""
     first, pen = with_pen(photos, 1)
     assert first == 10
-    pipeline, reports = replayed(pen)
+    # Nobody says what was played under the pen when move 11 is scored (see the next test).
+    pipeline, reports = replayed(pen, WithoutPlacements(
+        RecordAnswers(record(), lettered_rows=True, tileset="de")))
     assert final(pipeline) == record_scores
     [joined] = [r for r in reports if r.turn == 11]
     assert joined.score == 12
     assert any("G7 O, hidden by something lying over the board" in n for n in joined.notes)
     assert [r.kind for r in reports if r.turn == 15] == ["exchange"]
+
+
+class WithoutPlacements:
+    """A record's answers, but none to what was played (a placement question)."""
+
+    def __init__(self, answers: RecordAnswers) -> None:
+        self.answers = answers
+
+    def __call__(self, question: Question) -> str | None:
+        return None if question.kind == "placement" else self.answers(question)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.answers, name)
+
+
+@needs_game
+def test_what_was_played_is_asked_where_a_pen_lying_to_the_end_hides_the_moves_line(
+        photos, record_scores):
+    """A pen left across the board for the last three photos (``bench/eval_stills.py``'s real
+    variant, seed 10) lies over the T and O of move 26 (TOU.I from I9, lettered rows): no
+    photo shows them, and the move scored as U.I (+7 for +11), two tiles missing from the
+    final board.  Squares a thing lying over the board hides, in the line of a move's tiles and
+    reached from them through tiles, may hold more of the move: what was played is asked
+    (here answered by the record), once."""
+    first, pen = with_pen(photos, 10)
+    assert first == 25
+    pipeline, _ = replayed(pen)
+    assert final(pipeline) == record_scores
+    asked = [q for q in pipeline.questions if q.kind == "placement"]
+    assert [q.turn for q in asked] == [26]
+    assert "something lies over the board on I9 I10 I11" in asked[0].prompt
 
 
 @needs_game

@@ -1398,6 +1398,12 @@ class Tracker:
                                    washed=washed))
         return events
 
+    @property
+    def hidden_squares(self) -> Squares:
+        """Squares (upright) that something lying over the board hides, no still having shown
+        them empty since, and no tile known there, sorted."""
+        return self.to_upright(sq for sq in self._hidden if not self.known[sq])
+
     def _hide(self, squares: np.ndarray) -> None:
         """Note ``squares`` (camera's view) as hidden by something over the board, where no
         tile is known and they are not noted already."""
