@@ -174,6 +174,8 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         #: tiles seen on squares something lying over the board hid (see
         #: :meth:`_hidden_joined`), each with the squares laid while it was hidden
         self._hidden_tiles: dict[Square, frozenset[Square]] = {}
+        #: squares of another colour than the tiles' set aside beside the move being settled
+        self._covered_beside: set[Square] = set()
         #: a refused placement to look at again in the next photo (stills)
         self._deferred: DeferredRefusal | None = None
         #: squares of refused placements looked at again: refused again, they are asked about
@@ -471,6 +473,8 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
             self._defer_refused(PendingTurn(unlike, {}, [], [], []),
                                 dict.fromkeys(unlike, BLANK),
                                 "faces of another colour than the tiles', apart from the move")
+            # What covers them may cover a tile of the move, where they lie in its line.
+            self._covered_beside = set(unlike)
             return MoveCommitted(event.time, tuple((sq.row, sq.col) for sq in others),
                                  event.reason)
         if (bare and not lettered and len(bare) <= FINGER_SQUARES

@@ -165,6 +165,8 @@ class SeveralMovesSteps:
                 q.kind == "placement" for q in state.questions):
             return False
         hidden = {Square(r, c) for r, c in self.tracker.hidden_squares}
+        hidden |= self._covered_beside
+        self._covered_beside = set()
         under = _in_line_beyond(self.game.board, state.squares, hidden) if hidden else []
         if not under:
             return False

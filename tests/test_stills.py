@@ -345,6 +345,20 @@ def test_a_tile_a_pen_hid_joins_the_move_it_was_laid_with_once_the_pen_is_gone(
     assert [r.kind for r in reports if r.turn == 15] == ["exchange"]
 
 
+@needs_game
+def test_a_pen_lying_across_the_boards_edge_is_no_arm(photos, record_scores):
+    """A pen left for photos 24-26 (``bench/eval_stills.py``'s real variant, seed 20) reaching
+    over the board's right-hand margin, as an arm would: each photo was held back, the third
+    dropped the last clear view, and the last photo showed the tiles of four moves at once,
+    refused (24 of 27 turns, 332:363).  The same margin blocks and squares changed in two
+    photos running, with tiles laid elsewhere since, are something left lying there: the
+    rest is decided; what was played where it hides a square in a move's line is asked."""
+    first, pen = with_pen(photos, 20)
+    assert first == 24
+    pipeline, _ = replayed(pen)
+    assert final(pipeline) == record_scores
+
+
 class WithoutPlacements:
     """A record's answers, but none to what was played (a placement question)."""
 

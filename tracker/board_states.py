@@ -442,6 +442,10 @@ _COLOUR_SCALE = 128.0
 #: is wrong, and dropped.
 HELD_IN_A_ROW = 3
 
+#: Margin blocks (half squares) by which what lies across the board's edge may differ between
+#: two stills and be the same thing left lying there (the blocks at its edges flicker).
+_LYING_SLACK = 2
+
 #: Known tiles a still with no clear view to compare with may show gone and still be a view of
 #: the game: more than a rack's worth is the board being cleared or covered, as no turn takes
 #: back more (fewer are tiles its occupancy missed, under glare, say).
@@ -755,6 +759,9 @@ class _HeldStill:
     frame: np.ndarray
     signature: np.ndarray  # (15, 15) bool, the camera's view
     unexplained: np.ndarray | None = None  # (15, 15) bool: the squares changed without a tile
+    #: (34, 34) bool: the margin's blocks changed away from any tile (an arm, or something
+    #: lying across the board's edge)
+    arm_blocks: np.ndarray | None = None
 
 
 class Tracker:
@@ -1327,15 +1334,20 @@ class Tracker:
             signature = changed | removed | added
             same = self._held_still is not None and int(
                 (self._held_still.signature ^ signature).sum()) <= 2
-            if self._held_still is not None and not same and not arm and unexplained.any():
+            lying = False
+            if self._held_still is not None and not same and unexplained.any() and (
+                    not arm or (self._held_still.arm_blocks is not None and int(
+                        (self._held_still.arm_blocks ^ arm_blocks).sum()) <= _LYING_SLACK)):
                 # The same squares unexplained, with tiles laid elsewhere since: something
-                # left lying on the board.
-                same = self._held_still.unexplained is not None and int(
+                # left lying on the board (across its edge too: a pen reaching over the
+                # margin changed it as an arm would, in the same blocks each time, where an
+                # arm is never twice the same).
+                lying = same = self._held_still.unexplained is not None and int(
                     (self._held_still.unexplained ^ unexplained).sum()) <= 1
             if not same and not force:
                 # Something over the board (a hand still placing, an arm, a sleeve): this
                 # still is no turn; the next clear one is compared with the last clear one.
-                self._held_still = _HeldStill(time, frame, signature, unexplained)
+                self._held_still = _HeldStill(time, frame, signature, unexplained, arm_blocks)
                 self.counters["held_back"] += 1
                 self._held_in_a_row += 1
                 if self._held_in_a_row >= HELD_IN_A_ROW:
@@ -1365,10 +1377,10 @@ class Tracker:
             # across the board) are looked at again in the next still, whose tiles they join
             # once it is clear there: left out for good, such a move was lost, as the view
             # that hid it became the reference.  A finger taken for tiles shows no letter.
-            if (added & foreign).any() and not arm:
+            if (added & foreign).any() and (lying or not arm):
                 set_aside = _lettered(view, added & foreign, self.letters)
             added &= ~foreign
-            if not arm:
+            if lying or not arm:
                 self._hide(foreign)
             if force and not (added | removed).any():
                 # The source ended on a still set aside that shows nothing new where it is
