@@ -455,6 +455,7 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         next photo, this one showed no placement)."""
         from tracker import MoveCommitted
 
+        self._covered_beside = set()  # (of the photo before, if its move was never settled)
         squares = [Square(r, c) for r, c in event.squares]
         if not self.stills or tuple(event.squares) in self._split_notes:
             return event  # (one of several moves a photo showed: split already)
