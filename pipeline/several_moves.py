@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from pipeline.reports import Question
 from scorer.board import Board
 from scorer.rules import move_splits
-from scorer.squares import Square
+from scorer.squares import SIZE, Square
 from scorer.tiles import BLANK
 
 if TYPE_CHECKING:
@@ -184,7 +184,7 @@ class SeveralMovesSteps:
     def _join_earlier(self, square: Square, letter: str, index: int, game: Any) -> None:
         """Make ``game`` (the game replayed with ``letter`` on ``square`` in the play that is
         event ``index``) the pipeline's, and that play's report say so."""
-        from pipeline.reading import LaidTile
+        from pipeline.reports import PendingTurn
 
         index_of = {id(e): i for i, e in enumerate(self.game.events)}
         self.game = game
@@ -207,12 +207,9 @@ class SeveralMovesSteps:
             report.notes.append(note)
             turn = report.turn
         read = self._reads.get(square)
-        self._laid[square] = LaidTile(
-            turn=turn, letter=letter,
-            confidence=0.0 if read is None else read.guesses[square][1], confirmed=False,
-            glyph=None if read is None else read.glyphs.get(square),
-            first=None if read is None else read.first.get(square),
-            second=None if read is None else read.second.get(square))
+        seen = PendingTurn([square], {} if read is None else {square: read.guesses[square]},
+                           [], [], [])
+        self._laid[square] = self._laid_tile(seen, square, letter, turn, False)
 
     def _faceless(self, square: Square) -> bool:
         """Whether a square that gained a tile shows no letter (a blank, or what was taken
@@ -354,7 +351,7 @@ def _in_line_beyond(board: Board, laid: Iterable[Square], hidden: set[Square]) -
     on the ``board``, its own and other hidden squares, sorted.
 
     >>> board = Board()
-    >>> board.cells[7 * 15 + 7] = "A"
+    >>> board.cells[7 * SIZE + 7] = "A"
     >>> hidden = {Square(7, 6), Square(7, 5), Square(9, 9)}
     >>> _in_line_beyond(board, [Square(7, 8)], hidden)
     [Square(row=7, col=5), Square(row=7, col=6)]
@@ -375,7 +372,7 @@ def _in_line_beyond(board: Board, laid: Iterable[Square], hidden: set[Square]) -
         along = sorted(laid, key=lambda sq: (sq.row, sq.col))
         for start, step in ((along[0], -1), (along[-1], 1)):
             row, col = start.row + step * dr, start.col + step * dc
-            while 0 <= row < 15 and 0 <= col < 15:
+            while 0 <= row < SIZE and 0 <= col < SIZE:
                 square = Square(row, col)
                 if square in hidden:
                     found.add(square)
