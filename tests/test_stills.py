@@ -359,6 +359,23 @@ def test_a_pen_lying_across_the_boards_edge_is_no_arm(photos, record_scores):
     assert final(pipeline) == record_scores
 
 
+@needs_game
+def test_a_thin_pen_across_the_boards_edge_with_moves_laid_against_it_costs_no_move(
+        photos, record_scores):
+    """A pen left for photos 22-24 (``bench/eval_stills.py``'s real variant, seed 22) reaching
+    over the board's top margin, so thin that the squares it lies on pass for tiles: nothing
+    is left unexplained to know it by, so each photo was held back as an arm, the third
+    dropped the last clear view, and the last photo showed four moves at once, refused (24 of
+    27 turns, 273:344).  What touches the same margin blocks, still covering all it covered
+    and grown only by tiles laid against it, is the same thing left lying: the rest of the
+    view is decided, compared with the last clear view rather than one with the pen in it,
+    and the moves laid against the pen are split once it is gone."""
+    first, pen = with_pen(photos, 22)
+    assert first == 22
+    pipeline, _ = replayed(pen)
+    assert final(pipeline) == record_scores
+
+
 class WithoutPlacements:
     """A record's answers, but none to what was played (a placement question)."""
 

@@ -1329,21 +1329,35 @@ class Tracker:
                 removed = np.zeros_like(removed)
         self._obstruction = self._obstructed_since = None
         set_aside: np.ndarray | None = None
+        lying = False
         if still and obstructed:
             self.counters["obstructed"] += 1
             signature = changed | removed | added
             same = self._held_still is not None and int(
                 (self._held_still.signature ^ signature).sum()) <= 2
-            lying = False
-            if self._held_still is not None and not same and unexplained.any() and (
-                    not arm or (self._held_still.arm_blocks is not None and int(
-                        (self._held_still.arm_blocks ^ arm_blocks).sum()) <= _LYING_SLACK)):
+            held = self._held_still
+            same_arm = arm and held is not None and held.arm_blocks is not None and int(
+                (held.arm_blocks ^ arm_blocks).sum()) <= _LYING_SLACK
+            if held is not None and not same and unexplained.any() and (not arm or same_arm):
                 # The same squares unexplained, with tiles laid elsewhere since: something
                 # left lying on the board (across its edge too: a pen reaching over the
                 # margin changed it as an arm would, in the same blocks each time, where an
                 # arm is never twice the same).
-                lying = same = self._held_still.unexplained is not None and int(
-                    (self._held_still.unexplained ^ unexplained).sum()) <= 1
+                lying = same = held.unexplained is not None and int(
+                    (held.unexplained ^ unexplained).sum()) <= 1
+            elif held is not None and not same and same_arm and not unexplained.any():
+                # A pen so thin that the squares it lies on pass for tiles leaves nothing
+                # unexplained: what touches the margin's same blocks is the same thing if
+                # all it covered before still looks changed, and all it covers now that it
+                # did not are tiles laid against it since (showing letters, or blanks in
+                # their line).
+                before = _foreign(held.signature, np.zeros_like(unexplained), held.arm_blocks)
+                now = _foreign(changed | added, unexplained, arm_blocks)
+                grown = now & ~before
+                shown = _lettered(view, grown & added, self.letters) if (
+                    grown & added).any() else grown & False
+                lying = same = bool(before.any()) and int((before & ~now).sum()) <= 1 and (
+                    grown == shown | _blanks_in_line(grown & ~shown, shown, self.known)).all()
             if not same and not force:
                 # Something over the board (a hand still placing, an arm, a sleeve): this
                 # still is no turn; the next clear one is compared with the last clear one.
@@ -1405,9 +1419,12 @@ class Tracker:
             # A square a still shows empty hides nothing any more.
             for square in _squares(~occupied & ~added):
                 self._hidden.pop(square, None)
+        # A view with something lying across the board's edge is no reference either:
+        # compared with it, the next still sees the thing taken away as an arm (held back),
+        # and a blank laid against it (set aside, showing no letter) as there before.
         events.extend(self._decide(time, view, added, removed, still,
-                                   reference=finger is None, frame_compared=not relocated,
-                                   washed=washed))
+                                   reference=finger is None and not (lying and arm),
+                                   frame_compared=not relocated, washed=washed))
         return events
 
     @property
