@@ -41,8 +41,10 @@ one), tiles missing, letters wrong, whether the final score is exact (the totals
 turn; rack points at the end are not seen by a camera), and the questions asked by kind.
 *Allowed* questions are those a person is really needed for: one per pass or exchange (a camera
 cannot tell them apart), one per clear photo of the board the photo before it showed (taken
-again after a photo with a hand in it: it looks as a pass does), each blank's letter asked, one
-per left-out photo; *extra* are the rest.
+again after a photo with a hand in it: it looks as a pass does), one per photo with a hand in it
+taken after its move's clear one, before another photo (it looks as a pass's or an exchange's
+only photo with a hand in it does), each blank's letter asked, one per left-out photo; *extra*
+are the rest.
 A photo the pipeline has not finished with after ``--still-timeout`` seconds (60) stops the game
 there (*hung*; the pipeline's state is then unknown): its remaining turns count as missed.
 ``--no-word-list`` runs the pipeline without the word list; ``--turns N`` keeps each game's
@@ -354,6 +356,11 @@ def score_run(name: str, pipeline: Pipeline, truth: Game, stills: Sequence[Still
     # A copy of a file, pixel for pixel, is not asked about.
     again = sum(1 for before, still in pairwise(stills)
                 if still.turn == before.turn and still.kind not in ("hand", "duplicate", "after"))
+    # So is a photo with a hand in it taken after its move's clear one, before another photo:
+    # that board with a hand over it is what the only photo of the next player's pass or
+    # exchange shows when a hand is in it.
+    again += sum(1 for before, still, _ in zip(stills, stills[1:], stills[2:], strict=False)
+                 if still.kind == "hand" and still.turn == before.turn)
     # A first photo of the empty board may be the board before the game or after an opening
     # pass or exchange: no picture tells them apart either.
     opening = int(bool(stills) and stills[0].kind == "empty")

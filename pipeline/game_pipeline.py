@@ -168,6 +168,8 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
         self._set_aside_views: list[ViewObstructed] = []
         #: the next no-placement turn follows a move a photo set aside already showed
         self._shown_before = False
+        #: the next no-placement turn is a photo set aside that showed the board unchanged
+        self._set_aside_unchanged = False
         #: tiles a photo whose change was refused showed laid, back in the next with their
         #: letters (the first of several moves that photo shows holds them)
         self._laid_before: set[Square] = set()
@@ -399,6 +401,16 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
             self._queue[0:0] = after
             if not isinstance(event, MoveCommitted):
                 return self._no_placement()
+        elif self._taken_before(event):
+            # The one photo set aside since the last clear one showed every square of these
+            # tiles clear and as that one did: it was taken before they were laid, so it is
+            # the last player's pass or exchange with a hand over the board, or the board
+            # taken again, which no photo tells apart (as a clear photo of a move a photo set
+            # aside already showed is, below).  Its turn is asked first.
+            self._set_aside_views = []
+            self._queue.insert(0, event)
+            self._set_aside_unchanged = True
+            return self._no_placement()
         joined = self._hidden_joined(event)
         if joined is None:
             return self._no_placement()

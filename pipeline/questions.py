@@ -415,6 +415,7 @@ class QuestionSteps:
     def _no_placement(self, *, first: bool = False) -> MoveReport | None:
         state = PendingTurn([], {}, [], [], [])
         state.shown_before, self._shown_before = self._shown_before, False
+        state.set_aside_unchanged, self._set_aside_unchanged = self._set_aside_unchanged, False
         self._set_aside_views = []  # what a photo set aside showed is no later move's
         if first and (self.game.events or self.game.start_position):
             # The game was under way before this pipeline saw it: its empty board is no news.
@@ -454,6 +455,15 @@ class QuestionSteps:
                     "showed the last move: was this photo the next player's pass or exchange, "
                     "or no turn at all (the same board photographed again)?",
                     choices=["pass", "exchange", NOT_A_TURN], guess=NOT_A_TURN,
+                ))
+            elif state.set_aside_unchanged:
+                # A photo with a hand in it taken again after the move's clear one, mostly:
+                # that stands unanswered, as it did before the question was asked.
+                state.questions.append(self._ask(
+                    "no_placement", "a photo set aside (something over the board) showed the "
+                    "board as the photo before it, where this move's tiles now lie: was it a "
+                    "pass or an exchange, or no turn at all (the same board photographed "
+                    "again)?", choices=["pass", "exchange", NOT_A_TURN], guess=NOT_A_TURN,
                 ))
             else:
                 state.questions.append(self._ask(

@@ -176,6 +176,9 @@ class PendingTurn:
     #: a turn without tiles whose photo follows one set aside that showed the last move: most
     #: likely the same board photographed again
     shown_before: bool = False
+    #: a turn without tiles: the photo set aside before the photo of the next move, which
+    #: showed the board as the last clear photo did
+    set_aside_unchanged: bool = False
     #: a turn without tiles whose photo is the first, of an empty board: the board before the
     #: game, or after an opening pass or exchange
     first_photo: bool = False

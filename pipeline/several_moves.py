@@ -262,6 +262,16 @@ class SeveralMovesSteps:
             return None, "", question
         return splits[0], "the players were asked which tiles went in which move", question
 
+    def _taken_before(self, event: Any) -> bool:
+        """Whether the one photo set aside since the last clear one (something over the
+        board) showed every square of the tiles a clear photo brought (``event``) unchanged
+        from that clear one: nothing over them, no tile there yet.  A photo taken while a
+        player was still placing shows the tiles laid so far or the hand over where they go."""
+        if len(self._set_aside_views) != 1 or not event.squares:
+            return False
+        changed = set(self._set_aside_views[0].squares)
+        return not any(square in changed for square in event.squares)
+
     def _shown_laid(self, new: set[Square]) -> set[Square]:
         """The squares of ``new`` (the tiles the clear photo brought) that a photo set aside
         since the last clear one already showed tiled, with the letter read on them now.

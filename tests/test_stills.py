@@ -484,6 +484,35 @@ def test_a_last_photo_with_a_finger_right_beside_the_move_scores_it(
 
 
 @needs_game
+def test_the_only_photo_of_an_exchange_with_a_hand_in_it_is_asked_about(photos, record_scores):
+    # Move 15 is an exchange, and its only photo has a hand over a quarter of the board.  Set
+    # aside, it was no turn: move 16 went to the player of move 15, and every later move to
+    # the other player.  It showed every square move 16 then filled clear and as move 14's
+    # photo did, so it was taken before move 16: the exchange's photo, or move 14's board
+    # taken again, which no photo tells apart.  Asked; the record says the exchange.
+    from sim.hands import paste_hand
+
+    corners = locate_board(photos[0]).corners
+    hand, _ = paste_hand(photos[14], corners, 0.25, np.random.default_rng(3))
+    pipeline, _ = replayed([*photos[:14], hand, *photos[15:]])
+    assert pipeline.tracker.counters["held_back"] == 1
+    assert final(pipeline) == record_scores
+    [asked] = [q for q in pipeline.questions if q.turn == 15]
+    assert asked.kind == "no_placement" and asked.answer == "exchange AGÜ"
+    assert "showed the board as the photo before it" in asked.prompt
+    # Nobody answering, the photo stays no turn, as before the question was asked.
+    unanswered, _ = replayed([*photos[:14], hand, *photos[15:]], answers=lambda q: None)
+    assert len(unanswered.game.events) == len(pipeline.game.events) - 1
+    # A smaller hand over move 20's board, taken after its clear photo, apart from where move
+    # 21 goes: asked, no turn.
+    again, _ = paste_hand(photos[19], corners, 0.15, np.random.default_rng(0))
+    pipeline, _ = replayed([*photos[:20], again, *photos[20:]])
+    assert final(pipeline) == record_scores
+    [asked] = [q for q in pipeline.questions if q.turn == 21 and q.kind == "no_placement"]
+    assert asked.answer == "no turn"
+
+
+@needs_game
 @pytest.mark.parametrize(("square", "seed"), [((11, 0), 0), ((11, 1), 0), ((2, 2), 0),
                                               ((8, 2), 1), ((13, 2), 2)])
 def test_a_finger_on_a_tile_in_the_photo_of_an_exchange_keeps_the_turn(photos, record_scores,
