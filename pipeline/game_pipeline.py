@@ -402,15 +402,18 @@ class Pipeline(ReadingSteps, InferenceSteps, QuestionSteps, SeveralMovesSteps):
             if not isinstance(event, MoveCommitted):
                 return self._no_placement()
         elif self._taken_before(event):
-            # The one photo set aside since the last clear one showed every square of these
+            # The first photo set aside since the last clear one showed every square of these
             # tiles clear and as that one did: it was taken before they were laid, so it is
             # the last player's pass or exchange with a hand over the board, or the board
             # taken again, which no photo tells apart (as a clear photo of a move a photo set
-            # aside already showed is, below).  Its turn is asked first.
-            self._set_aside_views = []
+            # aside already showed is, below).  Its turn is asked first; the photos set aside
+            # after it are weighed against these tiles as ever.
+            later = self._set_aside_views[1:]
             self._queue.insert(0, event)
             self._set_aside_unchanged = True
-            return self._no_placement()
+            report = self._no_placement()
+            self._set_aside_views = later
+            return report
         joined = self._hidden_joined(event)
         if joined is None:
             return self._no_placement()

@@ -263,11 +263,11 @@ class SeveralMovesSteps:
         return splits[0], "the players were asked which tiles went in which move", question
 
     def _taken_before(self, event: Any) -> bool:
-        """Whether the one photo set aside since the last clear one (something over the
+        """Whether the first photo set aside since the last clear one (something over the
         board) showed every square of the tiles a clear photo brought (``event``) unchanged
         from that clear one: nothing over them, no tile there yet.  A photo taken while a
         player was still placing shows the tiles laid so far or the hand over where they go."""
-        if len(self._set_aside_views) != 1 or not event.squares:
+        if not self._set_aside_views or not event.squares:
             return False
         changed = set(self._set_aside_views[0].squares)
         return not any(square in changed for square in event.squares)

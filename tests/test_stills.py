@@ -503,6 +503,14 @@ def test_the_only_photo_of_an_exchange_with_a_hand_in_it_is_asked_about(photos, 
     # Nobody answering, the photo stays no turn, as before the question was asked.
     unanswered, _ = replayed([*photos[:14], hand, *photos[15:]], answers=lambda q: None)
     assert len(unanswered.game.events) == len(pipeline.game.events) - 1
+    # Move 16's only photo with a hand in it too: the exchange's photo, the first set aside,
+    # is asked about; the next clear photo's two moves are split as ever.
+    second, _ = paste_hand(photos[15], corners, 0.25, np.random.default_rng(0))
+    pipeline, _ = replayed([*photos[:14], hand, second, *photos[16:]])
+    assert pipeline.tracker.counters["held_back"] == 2
+    assert final(pipeline) == record_scores
+    [asked] = [q for q in pipeline.questions if q.turn == 15]
+    assert asked.kind == "no_placement" and asked.answer == "exchange AGÜ"
     # A smaller hand over move 20's board, taken after its clear photo, apart from where move
     # 21 goes: asked, no turn.
     again, _ = paste_hand(photos[19], corners, 0.15, np.random.default_rng(0))
