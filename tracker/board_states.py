@@ -1354,10 +1354,11 @@ class Tracker:
                 before = _foreign(held.signature, np.zeros_like(unexplained), held.arm_blocks)
                 now = _foreign(changed | added, unexplained, arm_blocks)
                 grown = now & ~before
-                shown = _lettered(view, grown & added, self.letters) if (
-                    grown & added).any() else grown & False
-                lying = same = bool(before.any()) and int((before & ~now).sum()) <= 1 and (
-                    grown == shown | _blanks_in_line(grown & ~shown, shown, self.known)).all()
+                shown = (_lettered(view, grown & added, self.letters) if (grown & added).any()
+                         else np.zeros_like(grown))
+                laid_since = shown | _blanks_in_line(grown & ~shown, shown, self.known)
+                lying = same = bool(before.any()) and int((before & ~now).sum()) <= 1 and bool(
+                    (grown == laid_since).all())
             if not same and not force:
                 # Something over the board (a hand still placing, an arm, a sleeve): this
                 # still is no turn; the next clear one is compared with the last clear one.
