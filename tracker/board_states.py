@@ -1338,27 +1338,30 @@ class Tracker:
             held = self._held_still
             same_arm = arm and held is not None and held.arm_blocks is not None and int(
                 (held.arm_blocks ^ arm_blocks).sum()) <= _LYING_SLACK
-            if held is not None and not same and unexplained.any() and (not arm or same_arm):
-                # The same squares unexplained, with tiles laid elsewhere since: something
-                # left lying on the board (across its edge too: a pen reaching over the
-                # margin changed it as an arm would, in the same blocks each time, where an
-                # arm is never twice the same).
-                lying = same = held.unexplained is not None and int(
-                    (held.unexplained ^ unexplained).sum()) <= 1
-            elif held is not None and not same and same_arm and not unexplained.any():
-                # A pen so thin that the squares it lies on pass for tiles leaves nothing
-                # unexplained: what touches the margin's same blocks is the same thing if
-                # all it covered before still looks changed, and all it covers now that it
-                # did not are tiles laid against it since (showing letters, or blanks in
-                # their line).
-                before = _foreign(held.signature, np.zeros_like(unexplained), held.arm_blocks)
-                now = _foreign(changed | added, unexplained, arm_blocks)
-                grown = now & ~before
-                shown = (_lettered(view, grown & added, self.letters) if (grown & added).any()
-                         else np.zeros_like(grown))
-                laid_since = shown | _blanks_in_line(grown & ~shown, shown, self.known)
-                lying = same = bool(before.any()) and int((before & ~now).sum()) <= 1 and bool(
-                    (grown == laid_since).all())
+            if held is not None and not same and (not arm or same_arm):
+                # Tiles laid elsewhere since, and the rest as it was: something left lying on
+                # the board (across its edge too: a pen reaching over the margin changed it
+                # as an arm would, in the same blocks each time, where an arm is never twice
+                # the same).
+                if unexplained.any():
+                    # The same squares unexplained.
+                    lying = same = held.unexplained is not None and int(
+                        (held.unexplained ^ unexplained).sum()) <= 1
+                elif same_arm:
+                    # A pen so thin that the squares it lies on pass for tiles leaves nothing
+                    # unexplained: what touches the margin's same blocks is the same thing if
+                    # all it covered before still looks changed, and all it covers now that
+                    # it did not are tiles laid against it since (showing letters, or blanks
+                    # in their line).
+                    before = _foreign(held.signature, np.zeros_like(unexplained),
+                                      held.arm_blocks)
+                    now = _foreign(changed | added, unexplained, arm_blocks)
+                    grown = now & ~before
+                    shown = (_lettered(view, grown & added, self.letters)
+                             if (grown & added).any() else np.zeros_like(grown))
+                    laid_since = shown | _blanks_in_line(grown & ~shown, shown, self.known)
+                    lying = same = bool(before.any()) and int(
+                        (before & ~now).sum()) <= 1 and bool((grown == laid_since).all())
             if not same and not force:
                 # Something over the board (a hand still placing, an arm, a sleeve): this
                 # still is no turn; the next clear one is compared with the last clear one.
